@@ -1,0 +1,17 @@
+// One function per subcommand. Each takes the arguments after its name and
+// returns the process exit code; errors are printed once, here in cli/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cordon::cli {
+
+int cmd_trace(const std::vector<std::string>& args);
+int cmd_show(const std::vector<std::string>& args);
+int cmd_merge(const std::vector<std::string>& args);
+
+// `cordon: <what>` on stderr, one line.
+void report(const std::string& what);
+
+}  // namespace cordon::cli

@@ -1,0 +1,196 @@
+#include "tracer/supervisor.h"
+
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tracer/decoder.h"
+#include "tracer/remote.h"
+#include "util/process.h"
+
+// Debian 12's headers predate these (kernel 6.6).
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+namespace cordon::tracer {
+
+namespace {
+// epoll tags: the listener and the stop event; a pidfd carries its tgid.
+constexpr uint64_t kListenerTag = 1ull << 40;
+constexpr uint64_t kStopTag = 2ull << 40;
+
+void fatal(const char* what) {
+  // The supervisor cannot go on without its epoll set; dying takes the
+  // sandbox with it (bwrap runs with --die-with-parent), so nothing
+  // continues untraced.
+  std::perror(what);
+  std::abort();
+}
+}  // namespace
+
+Supervisor::Supervisor(util::Fd listener, pid_t ignore_pid, TraceWriter& writer,
+                       std::chrono::steady_clock::time_point start)
+    : listener_(std::move(listener)), ignore_pid_(ignore_pid), writer_(writer), start_(start) {
+  // The kernel tells how large its notification structures are; allocating
+  // by our headers' sizes would break on a kernel that grew them.
+  if (seccomp_notify_alloc(&req_, &resp_) != 0) fatal("cordon: seccomp_notify_alloc");
+  seccomp_notif_sizes sizes{};
+  if (::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) fatal("cordon: SECCOMP_GET_NOTIF_SIZES");
+  notif_size_ = sizes.seccomp_notif;
+  epoll_.reset(::epoll_create1(EPOLL_CLOEXEC));
+  stop_event_.reset(::eventfd(0, EFD_CLOEXEC));
+  if (!epoll_ || !stop_event_) fatal("cordon: epoll_create1/eventfd");
+  epoll_event ev{EPOLLIN, {.u64 = kListenerTag}};
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, listener_.get(), &ev) < 0) fatal("cordon: epoll_ctl");
+  ev.data.u64 = kStopTag;
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, stop_event_.get(), &ev) < 0) fatal("cordon: epoll_ctl");
+}
+
+Supervisor::~Supervisor() {
+  stop();
+  seccomp_notify_free(req_, resp_);
+}
+
+bool enable_sync_wakeup(int listener) {
+  return ::ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
+}
+
+void Supervisor::start() { thread_ = std::thread([this] { loop(); }); }
+
+void Supervisor::stop() {
+  if (!thread_.joinable()) return;
+  uint64_t one = 1;
+  (void)!::write(stop_event_.get(), &one, sizeof one);
+  thread_.join();
+}
+
+int64_t Supervisor::now_ns() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_)
+      .count();
+}
+
+void Supervisor::loop() {
+  epoll_event events[64];
+  bool stopping = false;
+  while (!stopping) {
+    int n = ::epoll_wait(epoll_.get(), events, 64, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fatal("cordon: epoll_wait");
+    }
+    for (int i = 0; i < n; ++i) {
+      uint64_t tag = events[i].data.u64;
+      if (tag == kListenerTag) {
+        if (events[i].events & EPOLLIN) {
+          handle_notification();
+        } else {
+          // No task uses the filter any more: stop polling a hung-up fd.
+          ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, listener_.get(), nullptr);
+        }
+      } else if (tag == kStopTag) {
+        stopping = true;
+      } else {
+        process_ended(static_cast<pid_t>(tag));
+      }
+    }
+  }
+  // Everything in the sandbox has ended by now: record the ends not yet seen.
+  for (pid_t tgid : table_.tgids()) process_ended(tgid);
+}
+
+void Supervisor::handle_notification() {
+  // The kernel refuses (EINVAL) a receive buffer that is not zeroed.
+  std::memset(req_, 0, notif_size_);
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, req_) != 0) {
+    // ENOENT: the task was killed before we got to it; nothing to answer.
+    if (errno == ENOENT || errno == EINTR) return;
+    fatal("cordon: SECCOMP_IOCTL_NOTIF_RECV");
+  }
+  resp_->id = req_->id;
+  resp_->val = 0;
+  resp_->error = 0;
+  resp_->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  auto respond = [&] { (void)seccomp_notify_respond(listener_.get(), resp_); };
+
+  const SyscallSpec* spec = nullptr;
+  if (req_->data.arch == seccomp_arch_native()) spec = spec_for(req_->data.nr);
+  if (!spec || req_->pid == static_cast<__u32>(ignore_pid_)) return respond();
+
+  const pid_t tid = static_cast<pid_t>(req_->pid);
+  bool is_new = false;
+  auto process = table_.lookup(tid, is_new);
+  if (!process) return respond();
+  TracedProcess& p = **process;
+  if (is_new) {
+    processes_.fetch_add(1, std::memory_order_relaxed);
+    epoll_event ev{EPOLLIN, {.u64 = static_cast<uint64_t>(p.tgid)}};
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, p.pidfd.get(), &ev);
+    schema::ProcessRecord rec;
+    rec.pid = p.tgid;
+    rec.ppid = p.ppid;
+    rec.first_seen = now_ns();
+    writer_.push(std::move(rec));
+  }
+  if (spec->op == Op::kExit) {
+    p.exit_group_code = static_cast<int>(req_->data.args[0] & 0xff);
+    return respond();
+  }
+  if (spec->op == Op::kRefused) {
+    resp_->flags = 0;
+    resp_->error = -ENOSYS;
+  }
+
+  schema::EventRecord ev = decode_event(req_->data, *spec, p, tid);
+  // What we read is only meaningful if the task is still waiting in this
+  // very call: a task killed meanwhile, or a reused pid, fails this check.
+  if (seccomp_notify_id_valid(listener_.get(), req_->id) != 0) return;
+  respond();
+
+  ev.seq = ++seq_;
+  ev.time_ns = now_ns();
+  ev.pid = p.tgid;
+  ev.tid = tid;
+  if (spec->op == Op::kRefused) ev.error = ENOSYS;
+  if (spec->op == Op::kExec && ev.existed.value_or(false)) {
+    schema::ProcessRecord rec;
+    rec.pid = p.tgid;
+    rec.exe = ev.abs_path;
+    rec.argv = ev.argv;
+    rec.first_seen = ev.time_ns;
+    writer_.push(std::move(rec));
+  }
+  writer_.push(std::move(ev));
+  events_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Supervisor::process_ended(pid_t tgid) {
+  auto p = table_.remove(tgid);
+  if (!p) return;
+  schema::ProcessRecord rec;
+  rec.pid = tgid;
+  rec.first_seen = now_ns();
+  if (auto status = read_zombie_exit_status(p->procdir.get())) {
+    util::ExitStatus st = util::decode_wait_status(*status);
+    rec.exit_code = st.code;
+    if (st.signal) rec.exit_signal = st.signal;
+  } else if (p->exit_group_code) {
+    rec.exit_code = *p->exit_group_code;
+  }
+  writer_.push(std::move(rec));
+}
+
+}  // namespace cordon::tracer
