@@ -1,10 +1,13 @@
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <cxxopts.hpp>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "schema/policy/policy.h"
 #include "schema/trace_db.h"
 #include "tracer/tracer.h"
 #include "util/path.h"
@@ -56,8 +59,19 @@ int cmd_trace(const std::vector<std::string>& args) {
     topt.timeout_seconds = t;
   }
   if (parsed.count("policy")) {
-    report("trace: --policy is not available yet (the policy language arrives with issue #3)");
-    return kUsage;
+    // Only the denies matter while learning: everything else is let through
+    // so the trace shows what the command reaches for.
+    const char* home = std::getenv("HOME");
+    for (const auto& file : parsed["policy"].as<std::vector<std::string>>()) {
+      auto policy = schema::load_policy_file(file, home ? home : "/");
+      if (!policy) {
+        report(policy.error().message);
+        return kCordonFailed;
+      }
+      for (const auto& rule : policy->rules) {
+        if (rule.kind == schema::RuleKind::kDeny) topt.deny.push_back(rule.value);
+      }
+    }
   }
   topt.status_line = ::isatty(STDERR_FILENO) == 1;
 

@@ -179,7 +179,7 @@ EventRecord decode_event(const seccomp_data& data, const SyscallSpec& spec,
   }
   if (spec.flags_kind != FlagsKind::kNone) ev.flags = flags;
   // open's mode argument is garbage unless the call can create a file.
-  const bool open_creates = (flags & (O_CREAT | O_TMPFILE)) != 0;
+  const bool open_creates = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
   if (spec.mode >= 0 && (spec.op != Op::kOpen || open_creates)) {
     ev.mode = static_cast<int64_t>(static_cast<uint32_t>(arg(spec.mode)));
   }

@@ -2,17 +2,17 @@
 
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "tracer/decoder.h"
 #include "tracer/remote.h"
@@ -29,35 +29,47 @@
 namespace cordon::tracer {
 
 namespace {
-// epoll tags: the listener and the stop event; a pidfd carries its tgid.
-constexpr uint64_t kListenerTag = 1ull << 40;
-constexpr uint64_t kStopTag = 2ull << 40;
 
-void fatal(const char* what) {
-  // The supervisor cannot go on without its epoll set; dying takes the
-  // sandbox with it (bwrap runs with --die-with-parent), so nothing
-  // continues untraced.
+constexpr uint64_t kStopTag = ~0ull;
+// Interrupts the receiver's blocking ioctl at shutdown. The handler does
+// nothing; what matters is that it is installed without SA_RESTART, so the
+// ioctl returns EINTR instead of resuming.
+constexpr int kWakeSignal = SIGUSR1;
+
+void ignore_signal(int) {}
+
+[[noreturn]] void fatal(const char* what) {
+  // The supervisor cannot go on; dying takes the sandbox with it (bwrap runs
+  // with --die-with-parent), so nothing continues untraced.
   std::perror(what);
   std::abort();
 }
+
 }  // namespace
+
+bool enable_sync_wakeup(int listener) {
+  return ::ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
+}
 
 Supervisor::Supervisor(util::Fd listener, pid_t ignore_pid, TraceWriter& writer,
                        std::chrono::steady_clock::time_point start)
     : listener_(std::move(listener)), ignore_pid_(ignore_pid), writer_(writer), start_(start) {
-  // The kernel tells how large its notification structures are; allocating
-  // by our headers' sizes would break on a kernel that grew them.
+  // The kernel says how large its notification structures are; our headers'
+  // sizes would break on a kernel that grew them.
   if (seccomp_notify_alloc(&req_, &resp_) != 0) fatal("cordon: seccomp_notify_alloc");
   seccomp_notif_sizes sizes{};
-  if (::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) fatal("cordon: SECCOMP_GET_NOTIF_SIZES");
+  if (::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) {
+    fatal("cordon: SECCOMP_GET_NOTIF_SIZES");
+  }
   notif_size_ = sizes.seccomp_notif;
   epoll_.reset(::epoll_create1(EPOLL_CLOEXEC));
   stop_event_.reset(::eventfd(0, EFD_CLOEXEC));
   if (!epoll_ || !stop_event_) fatal("cordon: epoll_create1/eventfd");
-  epoll_event ev{EPOLLIN, {.u64 = kListenerTag}};
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, listener_.get(), &ev) < 0) fatal("cordon: epoll_ctl");
-  ev.data.u64 = kStopTag;
+  epoll_event ev{EPOLLIN, {.u64 = kStopTag}};
   if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, stop_event_.get(), &ev) < 0) fatal("cordon: epoll_ctl");
+  struct sigaction sa {};
+  sa.sa_handler = ignore_signal;
+  ::sigaction(kWakeSignal, &sa, nullptr);
 }
 
 Supervisor::~Supervisor() {
@@ -65,17 +77,25 @@ Supervisor::~Supervisor() {
   seccomp_notify_free(req_, resp_);
 }
 
-bool enable_sync_wakeup(int listener) {
-  return ::ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
+void Supervisor::start() {
+  receiver_ = std::thread([this] { receive_loop(); });
+  reaper_ = std::thread([this] { reap_loop(); });
 }
 
-void Supervisor::start() { thread_ = std::thread([this] { loop(); }); }
-
 void Supervisor::stop() {
-  if (!thread_.joinable()) return;
+  if (!receiver_.joinable()) return;
+  stopping_.store(true);
+  // The receiver may sit in the ioctl, or be about to enter it: keep
+  // knocking until it has left, so a signal landing just before the ioctl
+  // cannot strand it.
+  while (!receiver_done_.load()) {
+    ::pthread_kill(receiver_.native_handle(), kWakeSignal);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  receiver_.join();
   uint64_t one = 1;
   (void)!::write(stop_event_.get(), &one, sizeof one);
-  thread_.join();
+  reaper_.join();
 }
 
 int64_t Supervisor::now_ns() const {
@@ -83,40 +103,40 @@ int64_t Supervisor::now_ns() const {
       .count();
 }
 
-void Supervisor::loop() {
+void Supervisor::receive_loop() {
+  while (!stopping_.load(std::memory_order_relaxed)) handle_notification();
+  receiver_done_.store(true);
+}
+
+void Supervisor::reap_loop() {
   epoll_event events[64];
-  bool stopping = false;
-  while (!stopping) {
+  for (;;) {
     int n = ::epoll_wait(epoll_.get(), events, 64, -1);
     if (n < 0) {
       if (errno == EINTR) continue;
       fatal("cordon: epoll_wait");
     }
     for (int i = 0; i < n; ++i) {
-      uint64_t tag = events[i].data.u64;
-      if (tag == kListenerTag) {
-        if (events[i].events & EPOLLIN) {
-          handle_notification();
-        } else {
-          // No task uses the filter any more: stop polling a hung-up fd.
-          ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, listener_.get(), nullptr);
+      if (events[i].data.u64 == kStopTag) {
+        // Everything in the sandbox has ended: record the ends not yet seen.
+        std::vector<pid_t> left;
+        {
+          std::lock_guard lock(table_mu_);
+          left = table_.tgids();
         }
-      } else if (tag == kStopTag) {
-        stopping = true;
-      } else {
-        process_ended(static_cast<pid_t>(tag));
+        for (pid_t tgid : left) process_ended(tgid);
+        return;
       }
+      process_ended(static_cast<pid_t>(events[i].data.u64));
     }
   }
-  // Everything in the sandbox has ended by now: record the ends not yet seen.
-  for (pid_t tgid : table_.tgids()) process_ended(tgid);
 }
 
 void Supervisor::handle_notification() {
   // The kernel refuses (EINVAL) a receive buffer that is not zeroed.
   std::memset(req_, 0, notif_size_);
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, req_) != 0) {
-    // ENOENT: the task was killed before we got to it; nothing to answer.
+    // ENOENT: the task was killed before we got to it; EINTR: stop() knocks.
     if (errno == ENOENT || errno == EINTR) return;
     fatal("cordon: SECCOMP_IOCTL_NOTIF_RECV");
   }
@@ -131,6 +151,7 @@ void Supervisor::handle_notification() {
   if (!spec || req_->pid == static_cast<__u32>(ignore_pid_)) return respond();
 
   const pid_t tid = static_cast<pid_t>(req_->pid);
+  std::unique_lock lock(table_mu_);
   bool is_new = false;
   auto process = table_.lookup(tid, is_new);
   if (!process) return respond();
@@ -155,6 +176,8 @@ void Supervisor::handle_notification() {
   }
 
   schema::EventRecord ev = decode_event(req_->data, *spec, p, tid);
+  const pid_t tgid = p.tgid;
+  lock.unlock();
   // What we read is only meaningful if the task is still waiting in this
   // very call: a task killed meanwhile, or a reused pid, fails this check.
   if (seccomp_notify_id_valid(listener_.get(), req_->id) != 0) return;
@@ -162,12 +185,12 @@ void Supervisor::handle_notification() {
 
   ev.seq = ++seq_;
   ev.time_ns = now_ns();
-  ev.pid = p.tgid;
+  ev.pid = tgid;
   ev.tid = tid;
   if (spec->op == Op::kRefused) ev.error = ENOSYS;
   if (spec->op == Op::kExec && ev.existed.value_or(false)) {
     schema::ProcessRecord rec;
-    rec.pid = p.tgid;
+    rec.pid = tgid;
     rec.exe = ev.abs_path;
     rec.argv = ev.argv;
     rec.first_seen = ev.time_ns;
@@ -178,7 +201,11 @@ void Supervisor::handle_notification() {
 }
 
 void Supervisor::process_ended(pid_t tgid) {
-  auto p = table_.remove(tgid);
+  std::optional<TracedProcess> p;
+  {
+    std::lock_guard lock(table_mu_);
+    p = table_.remove(tgid);
+  }
   if (!p) return;
   schema::ProcessRecord rec;
   rec.pid = tgid;

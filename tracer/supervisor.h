@@ -5,13 +5,21 @@
 // call is let through (SECCOMP_USER_NOTIF_FLAG_CONTINUE) after it has been
 // recorded, except io_uring_setup, which is refused with ENOSYS because the
 // I/O it would carry never passes through the filter.
+//
+// Two threads: the receiver blocks in SECCOMP_IOCTL_NOTIF_RECV and nothing
+// else, because the sync wake-up hands the CPU straight from the traced
+// thread to a thread blocked there (an epoll waiter in between would lose
+// that hint); the reaper waits on the pidfds of traced processes to record
+// their ends. The process table is shared under a mutex.
 #pragma once
 
+#include <pthread.h>
 #include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 
 #include "tracer/process_table.h"
@@ -45,7 +53,8 @@ class Supervisor {
   uint64_t processes() const { return processes_.load(std::memory_order_relaxed); }
 
  private:
-  void loop();
+  void receive_loop();
+  void reap_loop();
   void handle_notification();
   void process_ended(pid_t tgid);
   int64_t now_ns() const;
@@ -54,16 +63,20 @@ class Supervisor {
   pid_t ignore_pid_;
   TraceWriter& writer_;
   std::chrono::steady_clock::time_point start_;
-  util::Fd epoll_;
+  util::Fd epoll_;       // the reaper's: pidfds and the stop event
   util::Fd stop_event_;
+  std::mutex table_mu_;
   ProcessTable table_;
   seccomp_notif* req_ = nullptr;
   seccomp_notif_resp* resp_ = nullptr;
   size_t notif_size_ = 0;
   int64_t seq_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> receiver_done_{false};
   std::atomic<uint64_t> events_{0};
   std::atomic<uint64_t> processes_{0};
-  std::thread thread_;
+  std::thread receiver_;
+  std::thread reaper_;
 };
 
 }  // namespace cordon::tracer
