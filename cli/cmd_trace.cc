@@ -5,6 +5,7 @@
 #include <cxxopts.hpp>
 #include <fmt/format.h>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "schema/policy/policy.h"
@@ -13,23 +14,6 @@
 #include "util/path.h"
 
 namespace cordon::cli {
-
-namespace {
-
-// Splits `OPTIONS -- CMD [ARG...]`; false when there is no `--`.
-bool split_command(const std::vector<std::string>& args, std::vector<std::string>& options,
-                   std::vector<std::string>& command) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") {
-      options.assign(args.begin(), args.begin() + static_cast<long>(i));
-      command.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
 
 int cmd_trace(const std::vector<std::string>& args) {
   std::vector<std::string> opts, command;

@@ -23,6 +23,7 @@ constexpr const char* kUsageText =
     "  trace [--output FILE.db] [--timeout S] -- CMD [ARG...]   record what CMD does\n"
     "  show [--json] [--events [--path P] [--op OP]] TRACE.db    summarise or list a trace\n"
     "  merge OUT.db IN.db...                                     copy runs into one trace\n"
+    "  run [--policy FILE]... [--dry-run] -- CMD [ARG...]       run CMD confined to the policy\n"
     "\n"
     "See docs/ for the trace schema, learn rules and exit codes.\n";
 
@@ -45,6 +46,7 @@ int dispatch(int argc, char** argv) {
   if (cmd == "trace") return cmd_trace(args);
   if (cmd == "show") return cmd_show(args);
   if (cmd == "merge") return cmd_merge(args);
+  if (cmd == "run") return cmd_run(args);
   report("unknown command '" + cmd + "' (see cordon --help)");
   return kUsage;
 }

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/close_range.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,7 +67,9 @@ void reset_signals_for_exec() {
   for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
 }
 
-Result<Child> spawn(const std::vector<std::string>& argv) {
+namespace {
+
+Result<Child> spawn_impl(const std::vector<std::string>& argv, const std::vector<int>* keep_fds) {
   // The exec's errno travels back through a close-on-exec pipe: EOF means the
   // exec succeeded, four bytes mean it failed with that errno.
   int p[2];
@@ -78,6 +82,12 @@ Result<Child> spawn(const std::vector<std::string>& argv) {
   if (pid < 0) return sys_error("fork");
   if (pid == 0) {
     reset_signals_for_exec();
+    if (keep_fds) {
+      // Everything from 3 up closes at exec, then the chosen few are kept;
+      // that includes descriptors leaked into cordon by whoever started it.
+      ::syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+      for (int fd : *keep_fds) ::fcntl(fd, F_SETFD, 0);
+    }
     ::execv(args[0], args.data());
     int err = errno;
     (void)!::write(wr.get(), &err, sizeof err);
@@ -94,6 +104,14 @@ Result<Child> spawn(const std::vector<std::string>& argv) {
     return sys_error("exec " + argv[0], err);
   }
   return child;
+}
+
+}  // namespace
+
+Result<Child> spawn(const std::vector<std::string>& argv) { return spawn_impl(argv, nullptr); }
+
+Result<Child> spawn(const std::vector<std::string>& argv, const std::vector<int>& keep_fds) {
+  return spawn_impl(argv, &keep_fds);
 }
 
 }  // namespace cordon::util

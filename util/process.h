@@ -45,8 +45,11 @@ class Child {
 void reset_signals_for_exec();
 
 // Starts `argv[0]` (an absolute path, never looked up in PATH) with every
-// signal disposition and the signal mask reset. Descriptors reach the child
-// only if they lack O_CLOEXEC. Fails if the exec itself fails.
+// signal disposition and the signal mask reset. Fails if the exec itself
+// fails. Without `keep_fds`, descriptors reach the child if they lack
+// O_CLOEXEC; with it, exactly 0, 1, 2 and `keep_fds` do, whatever the caller
+// inherited.
 Result<Child> spawn(const std::vector<std::string>& argv);
+Result<Child> spawn(const std::vector<std::string>& argv, const std::vector<int>& keep_fds);
 
 }  // namespace cordon::util

@@ -1,0 +1,51 @@
+// cordon::enforcer — `cordon run`: confine a command to the effective policy
+// through bubblewrap.
+//
+// Public surface of the component. prepare() decides everything (the mount
+// plan, the environment, the seccomp filter, the exact bwrap argv) without
+// starting anything, so --dry-run shows precisely what execute() runs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "enforcer/plan.h"
+#include "schema/policy/effective.h"
+#include "util/fd.h"
+#include "util/result.h"
+
+namespace cordon::enforcer {
+
+struct RunRequest {
+  std::vector<std::string> command;
+  const schema::EffectivePolicy* policy = nullptr;
+  std::string cwd;
+  std::string home;
+  std::string workspace_policy;  // cwd/.cordon.sbx
+  // The environment the sandbox starts from; only names the policy passes
+  // (`env { pass [...] }`) get in.
+  std::vector<std::string> environ;
+};
+
+struct Launch {
+  std::string bwrap;
+  MountPlan plan;
+  std::vector<std::string> argv;  // bwrap's, ending with the command
+  std::vector<util::Fd> fds;      // inherited by bwrap: mount sources, data, the filter
+};
+
+// Fails (refusing the run) on a policy it cannot enforce, a symlink planted
+// in a writable grant, or a missing bwrap.
+util::Result<Launch> prepare(const RunRequest& request);
+
+struct RunOutcome {
+  int exit_code = 0;    // the command's own status, or 128+N when cordon was signalled
+  std::string message;  // one line for stderr when the run did not end normally
+};
+
+// Runs the launch and waits for it; a terminal's Ctrl-C reaches the command,
+// a signal sent to cordon alone ends the sandbox.
+util::Result<RunOutcome> execute(Launch launch);
+
+}  // namespace cordon::enforcer
