@@ -56,7 +56,8 @@ TEST_F(TraceDbTest, RoundTripsRunsEventsAndProcesses) {
   ASSERT_TRUE(db.ok()) << db.error().message;
   auto run = db->begin_run(info());
   ASSERT_TRUE(run.ok());
-  std::string odd("/d/new\nline\xff", 13);
+  static const char kOdd[] = "/d/new\nline\xff";
+  std::string odd(kOdd, sizeof kOdd - 1);
   ProcessRecord p;
   p.pid = 10;
   p.ppid = 1;

@@ -16,7 +16,8 @@ TEST(CleanPath, CollapsesDotsAndSlashes) {
 }
 
 TEST(CleanPath, KeepsBytesExactly) {
-  std::string odd = std::string("/d/new\nline/bad\xff\xfe", 19);
+  static const char kOdd[] = "/d/new\nline/bad\xff\xfe";
+  std::string odd(kOdd, sizeof kOdd - 1);
   EXPECT_EQ(clean_path(odd), odd);
 }
 
