@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Enforcement overhead, side by side: `cordon run` vs raw bwrap with the same
+# mounts vs native, on `true` (pure start-up cost) and a compile loop.
+#
+#   bench/run_bench.sh [BUILD_DIR] [RUNS]
+set -euo pipefail
+build=${1:-build}
+runs=${2:-20}
+cordon=$(realpath "$build/cordon")
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cd "$scratch"
+
+cat > small.c <<'C'
+#include <stdio.h>
+static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+int main(int argc, char **argv) { (void)argv; printf("%d\n", fib(argc + 20)); return 0; }
+C
+cat > gcc_loop.sh <<'SH'
+for i in 1 2 3 4 5; do gcc -O2 -c small.c -o small.o; done
+SH
+
+# The same bwrap command line cordon would run, with each descriptor-bound
+# mount turned into its path form so a plain shell can replay it (the
+# seccomp filter and empty-file data are cordon's own and are left out).
+raw_bwrap() {
+  "$cordon" run --dry-run -- "$@" | python3 -c '
+import shlex, sys
+args = [shlex.split(l)[0] if l.strip() else "" for l in sys.stdin.read().splitlines()]
+out, i = [], 0
+while i < len(args):
+    a = args[i]
+    if a in ("--bind-fd", "--ro-bind-fd"):
+        out += [a[:-3], args[i + 2], args[i + 2]]; i += 3
+    elif a == "--ro-bind-data":
+        out += ["--ro-bind", "/dev/null", args[i + 2]]; i += 3
+    elif a == "--seccomp":
+        i += 2
+    elif a == "--perms":
+        i += 2
+    else:
+        out.append(a); i += 1
+print("\0".join(out), end="")' > "$scratch/raw.args"
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+time_us() {
+  local t0 t1
+  t0=$(date +%s%N)
+  "$@" >/dev/null 2>&1
+  t1=$(date +%s%N)
+  echo $(((t1 - t0) / 1000))
+}
+measure() {
+  local i
+  "$@" >/dev/null 2>&1 || true
+  for ((i = 0; i < runs; i++)); do time_us "$@"; done | median
+}
+
+workload() {
+  local name=$1
+  shift
+  raw_bwrap "$@"
+  local native raw cordon_us raw_argv
+  mapfile -d '' -t raw_argv < "$scratch/raw.args"
+  native=$(measure "$@")
+  raw=$(measure "${raw_argv[@]}")
+  cordon_us=$(measure "$cordon" run -- "$@")
+  awk -v n="$name" -v a="$native" -v r="$raw" -v c="$cordon_us" 'BEGIN {
+    printf "%-16s native %8.1f ms | raw bwrap %8.1f ms | cordon run %8.1f ms  %5.2fx raw bwrap, %6.2fx native\n",
+      n, a / 1000, r / 1000, c / 1000, c / r, c / a }'
+}
+
+echo "median of $runs runs"
+workload "true" true
+workload "5x gcc -O2 -c" sh gcc_loop.sh
