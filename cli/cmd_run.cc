@@ -61,12 +61,15 @@ util::Result<schema::EffectivePolicy> load_layers(const std::string& cwd, const 
 int cmd_run(const std::vector<std::string>& args) {
   std::vector<std::string> opts, command;
   if (!split_command(args, opts, command) || command.empty()) {
-    report("run: usage: cordon run [--policy FILE]... [--no-workspace-policy] [--dry-run] -- CMD [ARG...]");
+    report(
+        "run: usage: cordon run [--policy FILE]... [--no-workspace-policy] [--dry-run] [--no-context] -- "
+        "CMD [ARG...]");
     return kUsage;
   }
   cxxopts::Options options("cordon run", "Run a command confined to the effective policy");
   options.add_options()("policy", "add this policy layer", cxxopts::value<std::vector<std::string>>())(
-      "no-workspace-policy", "ignore ./.cordon.sbx")("dry-run", "print the bwrap command line and run nothing");
+      "no-workspace-policy", "ignore ./.cordon.sbx")("dry-run", "print the bwrap command line and the context file, and run nothing")(
+      "no-context", "do not give the sandbox its context file");
   std::vector<const char*> argv{"cordon run"};
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
@@ -95,6 +98,7 @@ int cmd_run(const std::vector<std::string>& args) {
   req.home = home;
   req.workspace_policy = req.cwd + "/.cordon.sbx";
   for (char** e = environ; *e; ++e) req.environ.emplace_back(*e);
+  req.context = !parsed.count("no-context");
   auto launch = enforcer::prepare(req);
   if (!launch) {
     report(launch.error().message);
@@ -103,6 +107,9 @@ int cmd_run(const std::vector<std::string>& args) {
   for (const auto& w : launch->plan.warnings) report(w);
   if (parsed.count("dry-run")) {
     for (const auto& a : launch->argv) fmt::print("{}\n", shell_quote(a));
+    if (!launch->context.empty()) {
+      fmt::print("\n# {} (inside the sandbox)\n{}", launch->context_file, launch->context);
+    }
     return kOk;
   }
   auto outcome = enforcer::execute(std::move(*launch));

@@ -26,6 +26,7 @@ struct RunRequest {
   // The environment the sandbox starts from; only names the policy passes
   // (`env { pass [...] }`) get in.
   std::vector<std::string> environ;
+  bool context = true;  // mount the sandbox context file (context.h)
 };
 
 struct Launch {
@@ -33,6 +34,8 @@ struct Launch {
   MountPlan plan;
   std::vector<std::string> argv;  // bwrap's, ending with the command
   std::vector<util::Fd> fds;      // inherited by bwrap: mount sources, data, the filter
+  std::string context;            // the context file's text, empty with context off
+  std::string context_file;       // where it appears inside the sandbox
 };
 
 // Fails (refusing the run) on a policy it cannot enforce, a symlink planted

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "enforcer/context.h"
 #include "enforcer/enforcer.h"
 #include "enforcer/seccomp_policy.h"
 #include "util/bwrap.h"
@@ -37,9 +38,14 @@ util::Result<Fd> open_source(const std::string& path) {
   return fd;
 }
 
-util::Result<Fd> empty_data() {
-  Fd fd(::memfd_create("cordon-empty", MFD_CLOEXEC));
+// A descriptor bwrap reads a file's contents from (--ro-bind-data).
+util::Result<Fd> data_fd(const std::string& contents) {
+  Fd fd(::memfd_create("cordon-data", MFD_CLOEXEC));
   if (!fd) return util::sys_error("memfd_create");
+  if (::write(fd.get(), contents.data(), contents.size()) != static_cast<ssize_t>(contents.size()) ||
+      ::lseek(fd.get(), 0, SEEK_SET) != 0) {
+    return util::sys_error("memfd write");
+  }
   return fd;
 }
 
@@ -73,6 +79,22 @@ util::Result<Launch> prepare(const RunRequest& req) {
     a.push_back(std::to_string(fd.get()));
     l.fds.push_back(std::move(fd));
   };
+  std::set<std::string> pass;
+  for (const auto* r : req.policy->rules_of(RuleKind::kPass)) pass.insert(r->value);
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const auto& entry : req.environ) {
+    size_t eq = entry.find('=');
+    if (eq != std::string::npos && pass.count(entry.substr(0, eq))) {
+      env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+    }
+  }
+  if (req.context) {
+    ContextInput in{&l.plan, req.cwd, req.home, {}, {}};
+    for (const auto* r : req.policy->rules_of(RuleKind::kDeny)) in.denied.push_back(r->value);
+    for (const auto& [name, value] : env) in.passed_env.push_back(name);
+    l.context = render_context(in);
+    l.context_file = context_path(l.plan, req.home);
+  }
   for (const auto& op : l.plan.ops) {
     switch (op.kind) {
       case MountKind::kBind:
@@ -93,7 +115,7 @@ util::Result<Launch> prepare(const RunRequest& req) {
       case MountKind::kTmpfs: a.insert(a.end(), {"--tmpfs", op.dest}); break;
       case MountKind::kEmptyDir: a.insert(a.end(), {"--tmpfs", op.dest, "--remount-ro", op.dest}); break;
       case MountKind::kEmptyFile: {
-        auto fd = empty_data();
+        auto fd = data_fd("");
         if (!fd) return fd.error();
         a.insert(a.end(), {"--perms", "0444", "--ro-bind-data"});
         keep(std::move(*fd));
@@ -102,19 +124,26 @@ util::Result<Launch> prepare(const RunRequest& req) {
       }
       case MountKind::kDir: a.insert(a.end(), {"--dir", op.dest}); break;
       case MountKind::kSymlink: a.insert(a.end(), {"--symlink", op.source, op.dest}); break;
-      case MountKind::kRemountRo: a.insert(a.end(), {"--remount-ro", op.dest}); break;
+      case MountKind::kRemountRo:
+        // The context file goes in before the root turns read-only, since
+        // bwrap creates its mount point (and ~/.cordon) on the root tmpfs.
+        if (op.dest == "/" && !l.context.empty()) {
+          auto fd = data_fd(l.context);
+          if (!fd) return fd.error();
+          a.insert(a.end(), {"--perms", "0444", "--ro-bind-data"});
+          keep(std::move(*fd));
+          a.push_back(l.context_file);
+        }
+        a.insert(a.end(), {"--remount-ro", op.dest});
+        break;
     }
   }
   // The environment is built, not inherited: only the names the policy
   // passes get in, so SSH_AUTH_SOCK and the like stay out unless named.
-  std::set<std::string> pass;
-  for (const auto* r : req.policy->rules_of(RuleKind::kPass)) pass.insert(r->value);
   a.push_back("--clearenv");
-  for (const auto& entry : req.environ) {
-    size_t eq = entry.find('=');
-    if (eq == std::string::npos || !pass.count(entry.substr(0, eq))) continue;
-    a.insert(a.end(), {"--setenv", entry.substr(0, eq), entry.substr(eq + 1)});
-  }
+  for (const auto& [name, value] : env) a.insert(a.end(), {"--setenv", name, value});
+  a.insert(a.end(), {"--setenv", "CORDON_SANDBOX", "1"});
+  if (!l.context.empty()) a.insert(a.end(), {"--setenv", "CORDON_SANDBOX_CONTEXT", l.context_file});
   a.insert(a.end(), {"--chdir", req.cwd});
   auto filter = build_run_filter();
   if (!filter) return filter.error();
