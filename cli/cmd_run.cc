@@ -62,14 +62,16 @@ int cmd_run(const std::vector<std::string>& args) {
   std::vector<std::string> opts, command;
   if (!split_command(args, opts, command) || command.empty()) {
     report(
-        "run: usage: cordon run [--policy FILE]... [--no-workspace-policy] [--dry-run] [--no-context] -- "
+        "run: usage: cordon run [--policy FILE]... [--no-workspace-policy] [--dry-run] [--no-context] "
+        "[--dns-upstream ADDR[:PORT]] -- "
         "CMD [ARG...]");
     return kUsage;
   }
   cxxopts::Options options("cordon run", "Run a command confined to the effective policy");
   options.add_options()("policy", "add this policy layer", cxxopts::value<std::vector<std::string>>())(
       "no-workspace-policy", "ignore ./.cordon.sbx")("dry-run", "print the bwrap command line and the context file, and run nothing")(
-      "no-context", "do not give the sandbox its context file");
+      "no-context", "do not give the sandbox its context file")(
+      "dns-upstream", "resolver the network proxy asks for allowed names (ADDR[:PORT])", cxxopts::value<std::string>());
   std::vector<const char*> argv{"cordon run"};
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
@@ -99,6 +101,16 @@ int cmd_run(const std::vector<std::string>& args) {
   req.workspace_policy = req.cwd + "/.cordon.sbx";
   for (char** e = environ; *e; ++e) req.environ.emplace_back(*e);
   req.context = !parsed.count("no-context");
+  // --dns-upstream, else $CORDON_DNS_UPSTREAM, else the host's resolv.conf.
+  if (parsed.count("dns-upstream")) {
+    req.dns_upstream = parsed["dns-upstream"].as<std::string>();
+  } else if (const char* up = std::getenv("CORDON_DNS_UPSTREAM"); up && *up) {
+    req.dns_upstream = up;
+  }
+  if (auto found = enforcer::check_command(req); !found) {
+    report(found.error().message);
+    return found.error().errno_value == EACCES ? kNotExecutable : kNotFound;
+  }
   auto launch = enforcer::prepare(req);
   if (!launch) {
     report(launch.error().message);

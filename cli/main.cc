@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "enforcer/net/setup.h"
 #include "tracer/tracer.h"
 
 namespace cordon::cli {
@@ -24,6 +25,14 @@ constexpr const char* kUsageText =
     "  show [--json] [--events [--path P] [--op OP]] TRACE.db    summarise or list a trace\n"
     "  merge OUT.db IN.db...                                     copy runs into one trace\n"
     "  run [--policy FILE]... [--dry-run] -- CMD [ARG...]       run CMD confined to the policy\n"
+    "  doctor [--json]                                           check what this host gives cordon\n"
+    "  learn [--trace FILE.db] [--policy FILE]... [--output FILE] -- CMD [ARG...]\n"
+    "                                                            trace CMD, then draft its policy\n"
+    "  draft [--policy FILE]... [--output FILE] [--json] TRACE.db...\n"
+    "                                                            fold traces into a policy fragment\n"
+    "  diff [--json] OLD.sbx NEW.sbx                             compare two policies by coverage\n"
+    "  why [--policy FILE]... PATH...                            which rule decides each path\n"
+    "  policy base | policy show [--json] [--policy FILE]...     the base layer; the layers in force\n"
     "\n"
     "See docs/ for the trace schema, learn rules and exit codes.\n";
 
@@ -38,6 +47,11 @@ int dispatch(int argc, char** argv) {
     if (argc < 5 || std::string(argv[3]) != "--") return kCordonFailed;
     tracer::shim_main(std::atoi(argv[2]), argv + 4);
   }
+  if (cmd == "__netsetup") {
+    // Internal: `cordon __netsetup FD IP IPTABLES IP6TABLES -- CMD...`, the
+    // network setup run by bwrap inside a sandbox with allow_tcp rules.
+    enforcer::net::netsetup_main(argc, argv);
+  }
   if (cmd == "--version") {
     fmt::print("cordon {}\n", CORDON_VERSION);
     return kOk;
@@ -47,6 +61,12 @@ int dispatch(int argc, char** argv) {
   if (cmd == "show") return cmd_show(args);
   if (cmd == "merge") return cmd_merge(args);
   if (cmd == "run") return cmd_run(args);
+  if (cmd == "doctor") return cmd_doctor(args);
+  if (cmd == "learn") return cmd_learn(args);
+  if (cmd == "draft") return cmd_draft(args);
+  if (cmd == "diff") return cmd_diff(args);
+  if (cmd == "why") return cmd_why(args);
+  if (cmd == "policy") return cmd_policy(args);
   report("unknown command '" + cmd + "' (see cordon --help)");
   return kUsage;
 }

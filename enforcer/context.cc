@@ -28,13 +28,6 @@ std::string shown(const std::string& path, const std::string& home) {
 
 }  // namespace
 
-std::string context_path(const MountPlan& plan, const std::string& home) {
-  for (const auto& root : plan.writable_roots) {
-    if (util::path_within(home, root)) return "/run/cordon/CONTEXT.md";
-  }
-  return home + "/.cordon/CONTEXT.md";
-}
-
 std::string render_context(const ContextInput& in) {
   std::string out =
       "# You are inside a cordon sandbox\n\n"
@@ -54,7 +47,7 @@ std::string render_context(const ContextInput& in) {
       case MountKind::kRoBind: access = op.source == "/dev/null" ? "" : "read-only"; break;
       case MountKind::kTmpfs:
         if (op.dest == "/tmp") tmp_private = true;
-        access = "private, empty at start, discarded at exit";
+        access = op.dest == in.home ? "" : "private, empty at start, discarded at exit";
         break;
       case MountKind::kSymlink: access = "symlink to " + cell(op.source); break;
       default: break;
@@ -85,9 +78,17 @@ std::string render_context(const ContextInput& in) {
     std::set<std::string> sorted(in.denied.begin(), in.denied.end());
     for (const auto& d : sorted) out += "- " + cell(shown(d, in.home)) + "\n";
   }
-  out +=
-      "\n## Network\n\nNo network: the sandbox has only its own loopback (127.0.0.1 here is the "
-      "sandbox, not the host).\n";
+  if (in.net_allowed.empty()) {
+    out +=
+        "\n## Network\n\nNo network: the sandbox has only its own loopback (127.0.0.1 here is the "
+        "sandbox, not the host).\n";
+  } else {
+    out +=
+        "\n## Network\n\nOutgoing TCP reaches only these destinations, through cordon's proxy; every other "
+        "connection is reset and every other name does not resolve. UDP other than DNS goes nowhere. "
+        "127.0.0.1 here is the sandbox's own loopback; `host.internal` is the host's.\n\n";
+    for (const auto& d : in.net_allowed) out += "- " + cell(d) + "\n";
+  }
   out += "\n## Environment\n\nOnly these variables were passed in (values not shown): ";
   std::set<std::string> names(in.passed_env.begin(), in.passed_env.end());
   size_t i = 0;

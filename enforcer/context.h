@@ -22,13 +22,9 @@ struct ContextInput {
   std::string home;
   std::vector<std::string> denied;      // deny rules' paths
   std::vector<std::string> passed_env;  // names
+  std::vector<std::string> net_allowed; // allow_tcp destinations; empty: no network
 };
 
 std::string render_context(const ContextInput& input);
-
-// Where the file appears inside the sandbox: ~/.cordon/CONTEXT.md, or under
-// /run when the home directory is writable from the host (bwrap would have to
-// create ~/.cordon on the host to mount it there).
-std::string context_path(const MountPlan& plan, const std::string& home);
 
 }  // namespace cordon::enforcer

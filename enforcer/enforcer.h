@@ -6,6 +6,7 @@
 // starting anything, so --dry-run shows precisely what execute() runs.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,10 @@
 
 namespace cordon::enforcer {
 
+namespace net {
+class Session;
+}
+
 struct RunRequest {
   std::vector<std::string> command;
   const schema::EffectivePolicy* policy = nullptr;
@@ -27,6 +32,9 @@ struct RunRequest {
   // (`env { pass [...] }`) get in.
   std::vector<std::string> environ;
   bool context = true;  // mount the sandbox context file (context.h)
+  // The resolver cordon's network proxy asks for allowed names ("ADDR[:PORT]");
+  // "" for the host's /etc/resolv.conf. See docs/network.md.
+  std::string dns_upstream;
 };
 
 struct Launch {
@@ -36,7 +44,15 @@ struct Launch {
   std::vector<util::Fd> fds;      // inherited by bwrap: mount sources, data, the filter
   std::string context;            // the context file's text, empty with context off
   std::string context_file;       // where it appears inside the sandbox
+  // The host proxy for a policy with allow_tcp rules (docs/network.md);
+  // execute() runs it for the sandbox's lifetime.
+  std::shared_ptr<net::Session> net;
 };
+
+// Finds the command as the sandbox will: a name with a slash relative to the
+// cwd, others along the passed PATH; only where the policy makes it visible.
+// Errors carry ENOENT (not found: exit 127) or EACCES (not executable: 126).
+util::Status check_command(const RunRequest& request);
 
 // Fails (refusing the run) on a policy it cannot enforce, a symlink planted
 // in a writable grant, or a missing bwrap.

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -14,6 +15,9 @@
 
 #include "enforcer/context.h"
 #include "enforcer/enforcer.h"
+#include "enforcer/net/prepare.h"
+#include "enforcer/net/setup.h"
+#include "enforcer/probe.h"
 #include "enforcer/seccomp_policy.h"
 #include "util/bwrap.h"
 #include "util/path.h"
@@ -52,29 +56,59 @@ util::Result<Fd> data_fd(const std::string& contents) {
 }  // namespace
 
 util::Result<Launch> prepare(const RunRequest& req) {
-  for (RuleKind k : {RuleKind::kAllowTcp, RuleKind::kAllowUdp, RuleKind::kExpose}) {
-    auto rules = req.policy->rules_of(k);
-    if (!rules.empty()) {
-      const auto& o = rules.front()->origin;
-      return Error{fmt::format("{}:{}: network rules are not enforced yet (issue #5); refusing to run "
-                               "rather than run with them unenforced",
-                               util::printable(o.file), o.line)};
-    }
-  }
+  // Network rules: refused when they cannot be enforced (docs/network.md).
+  auto net = net::prepare_net(*req.policy, req.dns_upstream);
+  if (!net) return net.error();
   auto bwrap = util::find_bwrap();
   if (!bwrap) return bwrap.error();
-  auto plan = plan_mounts(*req.policy, PlanInput{req.cwd, req.home, req.workspace_policy});
+  // Fail closed: run only where bwrap was seen to apply the full base.
+  std::string why;
+  auto grade = probe_grade(*bwrap, &why);
+  if (!grade) return grade.error();
+  if (*grade != Grade::kFull) {
+    return Error{fmt::format("refusing to run: bwrap here is {} ({}); see `cordon doctor`",
+                             grade_name(*grade), why.empty() ? "cached" : why)};
+  }
+  auto plan = plan_mounts(*req.policy, PlanInput{req.cwd, req.home, req.workspace_policy, req.context});
   if (!plan) return plan.error();
 
   Launch l;
   l.bwrap = *bwrap;
   l.plan = std::move(*plan);
+  Fd self_exe;
+  if (*net) {
+    // The setup helper is cordon itself, mounted on the sandbox's own /run.
+    bool own_run = false;
+    for (const auto& op : l.plan.ops) own_run |= op.kind == MountKind::kTmpfs && op.dest == "/run";
+    if (!own_run) return Error{"allow_tcp needs the sandbox's own /run, which a grant of /run replaces; refusing to run"};
+    self_exe = Fd(::open("/proc/self/exe", O_PATH | O_CLOEXEC));
+    if (!self_exe) return util::sys_error("open /proc/self/exe");
+    for (auto& w : (*net)->warnings) l.plan.warnings.push_back(std::move(w));
+    l.net = (*net)->session;
+  }
   auto& a = l.argv;
   a = {l.bwrap,
        // Own namespaces for everything; the user namespace is what lets an
        // unprivileged user mount, and no capability survives into it.
        "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
        "--unshare-net", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL"};
+  // With network rules the first program is the setup helper, which needs
+  // these inside the sandbox's own namespaces and drops them before the
+  // command runs (enforcer/net/setup.h).
+  // bwrap 0.8 implements --disable-userns (and --dev for a sandbox uid
+  // other than 0) by moving the sandbox into a second, nested user
+  // namespace, whose capabilities do not cover the network namespace. So the
+  // helper runs as uid 0 of bwrap's namespace and nests the command's
+  // namespace itself, and the run filter, which it installs last, refusing
+  // unshare, setns, clone(CLONE_NEWUSER) and clone3, is what keeps the
+  // command from making more (docs/network.md).
+  if (*net) {
+    a.erase(std::find(a.begin(), a.end(), "--disable-userns"));
+    // CAP_SETFCAP: the kernel lets a new user namespace map the parent's
+    // uid 0 (here, the helper itself) only if its creator held it.
+    a.insert(a.end(), {"--uid", "0", "--gid", "0", "--cap-add", "CAP_NET_ADMIN", "--cap-add", "CAP_NET_RAW",
+                       "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_SETFCAP"});
+  }
   auto keep = [&](Fd fd) {
     a.push_back(std::to_string(fd.get()));
     l.fds.push_back(std::move(fd));
@@ -89,11 +123,11 @@ util::Result<Launch> prepare(const RunRequest& req) {
     }
   }
   if (req.context) {
-    ContextInput in{&l.plan, req.cwd, req.home, {}, {}};
+    ContextInput in{&l.plan, req.cwd, req.home, {}, {}, *net ? (*net)->allowed : std::vector<std::string>{}};
     for (const auto* r : req.policy->rules_of(RuleKind::kDeny)) in.denied.push_back(r->value);
     for (const auto& [name, value] : env) in.passed_env.push_back(name);
     l.context = render_context(in);
-    l.context_file = context_path(l.plan, req.home);
+    l.context_file = l.plan.context_file;
   }
   for (const auto& op : l.plan.ops) {
     switch (op.kind) {
@@ -124,15 +158,24 @@ util::Result<Launch> prepare(const RunRequest& req) {
       }
       case MountKind::kDir: a.insert(a.end(), {"--dir", op.dest}); break;
       case MountKind::kSymlink: a.insert(a.end(), {"--symlink", op.source, op.dest}); break;
+      case MountKind::kContext: {
+        auto fd = data_fd(l.context);
+        if (!fd) return fd.error();
+        a.insert(a.end(), {"--perms", "0444", "--ro-bind-data"});
+        keep(std::move(*fd));
+        a.push_back(op.dest);
+        break;
+      }
       case MountKind::kRemountRo:
-        // The context file goes in before the root turns read-only, since
-        // bwrap creates its mount point (and ~/.cordon) on the root tmpfs.
-        if (op.dest == "/" && !l.context.empty()) {
-          auto fd = data_fd(l.context);
+        if (op.dest == "/" && *net) {
+          a.push_back("--ro-bind-fd");
+          keep(std::move(self_exe));
+          a.push_back(net::kHelperPath);
+          auto fd = data_fd((*net)->resolv_conf);
           if (!fd) return fd.error();
           a.insert(a.end(), {"--perms", "0444", "--ro-bind-data"});
           keep(std::move(*fd));
-          a.push_back(l.context_file);
+          a.push_back("/etc/resolv.conf");
         }
         a.insert(a.end(), {"--remount-ro", op.dest});
         break;
@@ -147,9 +190,19 @@ util::Result<Launch> prepare(const RunRequest& req) {
   a.insert(a.end(), {"--chdir", req.cwd});
   auto filter = build_run_filter();
   if (!filter) return filter.error();
-  a.push_back("--seccomp");
-  keep(std::move(*filter));
+  int filter_fd = filter->get();
+  if (*net) {
+    l.fds.push_back(std::move(*filter));  // the helper installs it (net/setup.h)
+  } else {
+    a.push_back("--seccomp");
+    keep(std::move(*filter));
+  }
   a.push_back("--");
+  if (*net) {
+    auto helper = net::helper_argv(**net, filter_fd);
+    a.insert(a.end(), helper.begin(), helper.end());
+    l.fds.push_back(std::move((*net)->sandbox_end));
+  }
   a.insert(a.end(), req.command.begin(), req.command.end());
   return l;
 }
@@ -168,6 +221,7 @@ util::Result<RunOutcome> execute(Launch l) {
   std::vector<int> keep;
   for (const auto& fd : l.fds) keep.push_back(fd.get());
   const bool stub_existed = l.plan.workspace_stub && ::access(l.plan.workspace_stub->c_str(), F_OK) == 0;
+  if (l.net) l.net->start();
   auto child = util::spawn(l.argv, keep);
   if (!child) return child.error();
   l.fds.clear();
@@ -201,6 +255,10 @@ util::Result<RunOutcome> execute(Launch l) {
     if (auto done = child->try_wait(status); !done) return done.error();
   }
   out.exit_code = forced ? *forced : status.code;
+  if (l.net) {
+    l.net->stop();
+    for (const auto& line : l.net->report()) fmt::print(stderr, "cordon: {}\n", line);
+  }
 
   // bwrap made an empty file on the host to mount /dev/null over; take it
   // away unless something was written into it since.

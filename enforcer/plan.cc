@@ -180,7 +180,13 @@ void Planner::plan_base() {
   add(kGrants, MountKind::kProc, "/proc", "", "the sandbox's own /proc");
   if (!grants_.count("/tmp")) add(kGrants, MountKind::kTmpfs, "/tmp", "", "a private /tmp");
   if (!grants_.count("/run")) add(kGrants, MountKind::kTmpfs, "/run", "", "the sandbox's own /run");
-  if (!covering_grant(in_.home)) add(kGrants, MountKind::kDir, in_.home, "", "an empty home");
+  if (!covering_grant(in_.home)) {
+    // A tmpfs of its own rather than a directory on the root, so it is
+    // read-only even where it lies under a writable mount such as /tmp; it
+    // turns read-only last, after grants inside it have their mount points.
+    add(kGrants, MountKind::kTmpfs, in_.home, "", "an empty home");
+    add(kLast, MountKind::kRemountRo, in_.home, "", "an empty home: read-only");
+  }
   auto cwd = policy_.decide(in_.cwd).kind;
   if (cwd == AccessKind::kAbsent || cwd == AccessKind::kDenied) {
     add(kGrants, MountKind::kDir, in_.cwd, "", "the working directory, not granted: empty");
@@ -319,10 +325,21 @@ util::Result<MountPlan> Planner::run() {
   plan_deny_write();
   plan_deny();
   plan_workspace_policy();
+  if (in_.context) {
+    // ~/.cordon can only be made where home is the sandbox's own tmpfs;
+    // anywhere else bwrap would create it on the host, or fail on a
+    // read-only bind.
+    plan_.context_file =
+        covering_grant(in_.home) ? "/run/cordon/CONTEXT.md" : in_.home + "/.cordon/CONTEXT.md";
+    add(kWorkspace, MountKind::kContext, plan_.context_file, "", "the sandbox context");
+  }
   add(kLast, MountKind::kRemountRo, "/", "", "the space between grants: read-only");
   std::stable_sort(steps_.begin(), steps_.end(), [](const Step& a, const Step& b) {
     if (a.phase != b.phase) return a.phase < b.phase;
-    if (depth(a.op.dest) != depth(b.op.dest)) return depth(a.op.dest) < depth(b.op.dest);
+    // The last phase runs deepest first: a read-only home before the root.
+    if (depth(a.op.dest) != depth(b.op.dest)) {
+      return (a.phase == kLast) != (depth(a.op.dest) < depth(b.op.dest));
+    }
     return a.op.dest < b.op.dest;
   });
   if (auto st = check_destinations(); !st) return st.error();

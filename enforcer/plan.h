@@ -10,8 +10,8 @@
 //   2. deny_write (read-only binds), by depth;
 //   3. deny (empty read-only directories or files), by depth;
 //   4. the workspace policy file, read-only, when a grant would make it
-//      writable;
-//   5. the root, remounted read-only.
+//      writable, and the context file;
+//   5. an ungranted $HOME, then the root, remounted read-only.
 // The plan is also what the sandbox context describes, so it is the single
 // source of truth about what was mounted.
 #pragma once
@@ -36,6 +36,7 @@ enum class MountKind {
   kDir,        // a directory created on the root tmpfs ($HOME, the cwd)
   kSymlink,    // dest is a symlink whose text is `source`
   kRemountRo,  // dest remounted read-only
+  kContext,    // the sandbox context file (context.h), read-only
 };
 
 struct MountOp {
@@ -50,6 +51,7 @@ struct PlanInput {
   std::string home;
   // Where the workspace policy lives or would be written (cwd/.cordon.sbx).
   std::string workspace_policy;
+  bool context = false;  // plan a mount point for the sandbox context file
 };
 
 struct MountPlan {
@@ -60,6 +62,7 @@ struct MountPlan {
   // removes afterwards if it is still empty.
   std::optional<std::string> workspace_stub;
   std::vector<std::string> writable_roots;  // host paths the sandbox may write
+  std::string context_file;                 // where the context file goes, if planned
 };
 
 // Fails (refusing the run) when a mount destination inside a writable grant

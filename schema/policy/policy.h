@@ -34,6 +34,10 @@ util::Result<Policy> parse_policy(std::string_view text, const ParseContext& ctx
 // gives the same bytes.
 std::string print_policy(const Policy& policy);
 
+// A string literal of the language holding exactly `bytes`, escaped as
+// print_policy escapes values; also safe inside a comment (no line break).
+std::string quote_policy_string(std::string_view bytes);
+
 // The built-in base layer, as text (with comments saying why each entry is
 // there) and parsed. "." in the text is `cwd` and "~" is `home`; origins name
 // the file "<base>" with line numbers of base_policy_text(). Fails only if

@@ -91,6 +91,10 @@ std::string format_value(const Rule& rule) {
 
 }  // namespace
 
+std::string quote_policy_string(std::string_view bytes) {
+  return quote(bytes);
+}
+
 std::string print_policy(const Policy& policy) {
   std::string out;
   const auto& rules = policy.rules;

@@ -1,0 +1,25 @@
+// The layer stack as the invoking user has it (docs/policy-language.md,
+// "Layers"), for the commands that measure against the current policy:
+// draft, why, policy show, learn.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schema/policy/layers.h"
+
+namespace cordon::cli {
+
+// $HOME when it is an absolute path, else the passwd entry's home, else "/".
+std::string invoking_home();
+
+// The current directory; empty when it cannot be read (deleted, say).
+std::string current_dir();
+
+// base, user ($XDG_CONFIG_HOME/cordon/policy.sbx of the invoking user),
+// workspace (cwd/.cordon.sbx) and `policy_files`, for a command run in `cwd`
+// with `home` as "~".
+schema::LayerSources layer_sources(const std::string& cwd, const std::string& home,
+                                   const std::vector<std::string>& policy_files);
+
+}  // namespace cordon::cli
