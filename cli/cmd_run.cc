@@ -8,6 +8,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/policy_layers.h"
 #include "cli/exit_codes.h"
 #include "cli/shell_quote.h"
 #include "enforcer/enforcer.h"
@@ -17,46 +18,6 @@
 extern char** environ;
 
 namespace cordon::cli {
-
-namespace {
-
-std::string config_home(const std::string& home) {
-  const char* x = std::getenv("XDG_CONFIG_HOME");
-  return x && *x == '/' ? std::string(x) : home + "/.config";
-}
-
-// base, user, workspace, then each --policy: lowest first.
-util::Result<schema::EffectivePolicy> load_layers(const std::string& cwd, const std::string& home,
-                                                   bool workspace,
-                                                   const std::vector<std::string>& extra) {
-  std::vector<schema::Layer> layers;
-  auto base = schema::base_policy(cwd, home);
-  if (!base) return base.error();
-  layers.push_back({"base", std::move(*base)});
-  std::string user_file = config_home(home) + "/cordon/policy.sbx";
-  auto user = schema::load_policy_file(user_file, home);
-  if (user) {
-    layers.push_back({"user", std::move(*user)});
-  } else if (user.error().errno_value != ENOENT) {
-    return user.error();
-  }
-  if (workspace) {
-    auto ws = schema::load_workspace_policy(cwd + "/.cordon.sbx", home);
-    if (ws) {
-      layers.push_back({"workspace", std::move(*ws)});
-    } else if (ws.error().errno_value != ENOENT) {
-      return ws.error();
-    }
-  }
-  for (const auto& file : extra) {
-    auto p = schema::load_policy_file(file, home);
-    if (!p) return p.error();
-    layers.push_back({"--policy " + file, std::move(*p)});
-  }
-  return schema::EffectivePolicy(std::move(layers));
-}
-
-}  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
   std::vector<std::string> opts, command;
@@ -76,19 +37,17 @@ int cmd_run(const std::vector<std::string>& args) {
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
 
-  char cwd_buf[4096];
-  if (!::getcwd(cwd_buf, sizeof cwd_buf)) {
-    report(util::sys_error("getcwd").message);
+  const std::string cwd = current_dir();
+  if (cwd.empty()) {
+    report(util::sys_error("run: getcwd").message);
     return kCordonFailed;
   }
-  const char* home = std::getenv("HOME");
-  if (!home || *home != '/') {
-    report("run: HOME must be set to an absolute path");
-    return kCordonFailed;
-  }
+  const std::string home = invoking_home();
   std::vector<std::string> extra;
   if (parsed.count("policy")) extra = parsed["policy"].as<std::vector<std::string>>();
-  auto policy = load_layers(cwd_buf, home, !parsed.count("no-workspace-policy"), extra);
+  schema::LayerSources sources = layer_sources(cwd, home, extra);
+  sources.workspace = !parsed.count("no-workspace-policy");
+  auto policy = schema::load_layers(sources);
   if (!policy) {
     report(policy.error().message);
     return kCordonFailed;
@@ -96,7 +55,7 @@ int cmd_run(const std::vector<std::string>& args) {
   enforcer::RunRequest req;
   req.command = command;
   req.policy = &*policy;
-  req.cwd = cwd_buf;
+  req.cwd = cwd;
   req.home = home;
   req.workspace_policy = req.cwd + "/.cordon.sbx";
   for (char** e = environ; *e; ++e) req.environ.emplace_back(*e);
