@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build, then learn what a fixture
-# program needs. Run as root or with sudo on Debian 12.
+# program needs, print the drafted policy, and run the program again under
+# it. Run as root or with sudo on Debian 12.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 "$src/scripts/deps.sh"
@@ -8,8 +9,12 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 
 work=$(mktemp -d /tmp/cordon-demo.XXXXXX)
 "$src/fixtures/prepare_dir.sh" "$work"
-cd "$work"
-echo "== cordon trace -- create_write_rename $work" >&2
-"$src/build/cordon" trace -o "$work/trace.db" -- "$src/build/fixtures/create_write_rename" "$work"
-"$src/build/cordon" show "$work/trace.db"
-"$src/build/cordon" show --events --path "$work" "$work/trace.db"
+cd "$src"
+echo "== cordon learn -- create_write_rename $work" >&2
+"$src/build/cordon" learn --trace "$work/trace.db" --output "$work/draft.sbx" -- \
+  build/fixtures/create_write_rename "$work"
+cat "$work/draft.sbx"
+rm -f "$work/out.txt"
+echo "== cordon run --policy draft.sbx -- create_write_rename $work" >&2
+"$src/build/cordon" run --policy "$work/draft.sbx" -- build/fixtures/create_write_rename "$work"
+echo "== the drafted policy worked: $(cat "$work/out.txt")" >&2
