@@ -35,6 +35,9 @@ struct RunRequest {
   // The resolver cordon's network proxy asks for allowed names ("ADDR[:PORT]");
   // "" for the host's /etc/resolv.conf. See docs/network.md.
   std::string dns_upstream;
+  // The cordon executable, run inside the sandbox as the network setup
+  // helper; "" for this process's own (/proc/self/exe).
+  std::string cordon_exe;
 };
 
 struct Launch {

@@ -81,8 +81,9 @@ util::Result<Launch> prepare(const RunRequest& req) {
     bool own_run = false;
     for (const auto& op : l.plan.ops) own_run |= op.kind == MountKind::kTmpfs && op.dest == "/run";
     if (!own_run) return Error{"allow_tcp needs the sandbox's own /run, which a grant of /run replaces; refusing to run"};
-    self_exe = Fd(::open("/proc/self/exe", O_PATH | O_CLOEXEC));
-    if (!self_exe) return util::sys_error("open /proc/self/exe");
+    std::string exe = req.cordon_exe.empty() ? "/proc/self/exe" : req.cordon_exe;
+    self_exe = Fd(::open(exe.c_str(), O_PATH | O_CLOEXEC));
+    if (!self_exe) return util::sys_error("open " + util::printable(exe));
     for (auto& w : (*net)->warnings) l.plan.warnings.push_back(std::move(w));
     l.net = (*net)->session;
   }

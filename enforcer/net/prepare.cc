@@ -48,7 +48,7 @@ util::Result<std::optional<NetLaunch>> prepare_net(const schema::EffectivePolicy
                     (d.host_kind == schema::NetDestination::HostKind::kIpv6 && d.host == "::1");
     if (loopback) {
       net.warnings.push_back(fmt::format(
-          "{}:{}: allow_tcp {} has no effect: loopback inside the sandbox is the sandbox's own; "
+          "{}:{}: allow_tcp {}: loopback inside the sandbox is the sandbox's own, so this only lets an allowed name that resolves there be dialled; "
           "write host.internal:PORT to reach the host's",
           util::printable(r->origin.file), r->origin.line, shown));
     }
