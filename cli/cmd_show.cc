@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <ctime>
 #include <optional>
 #include <string>
@@ -171,7 +173,12 @@ int cmd_show(const std::vector<std::string>& args) {
   schema::EventFilter filter;
   if (parsed.count("run")) filter.run_id = parsed["run"].as<int64_t>();
   if (parsed.count("op")) filter.op = parsed["op"].as<std::string>();
-  if (parsed.count("path")) filter.path_prefix = util::clean_path(parsed["path"].as<std::string>());
+  if (parsed.count("path")) {
+    // Paths in a trace are absolute; a relative prefix means one below here.
+    char cwd[4096];
+    std::string prefix = parsed["path"].as<std::string>();
+    filter.path_prefix = util::join_path(::getcwd(cwd, sizeof cwd) ? cwd : "/", prefix);
+  }
   auto st = db->for_each_event(filter, [&](int64_t run, const schema::EventRecord& e) {
     fmt::print("{}\n", json ? event_json(run, e) : event_text(run, e));
     return true;

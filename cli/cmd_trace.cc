@@ -75,6 +75,14 @@ int cmd_merge(const std::vector<std::string>& args) {
     report("merge: usage: cordon merge OUT.db IN.db [IN.db...]");
     return kUsage;
   }
+  // Every input is checked before the output is created, so a bad input
+  // leaves no empty trace behind.
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (auto in = schema::TraceDb::open_for_reading(args[i]); !in) {
+      report(in.error().message);
+      return kCordonFailed;
+    }
+  }
   auto out = schema::TraceDb::open_for_writing(args[0]);
   if (!out) {
     report(out.error().message);

@@ -6,6 +6,7 @@
 // supervisor's pid namespace; the table maps them to their thread group.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <optional>
@@ -18,6 +19,15 @@
 
 namespace cordon::tracer {
 
+// An exec seen but not yet known to have worked: the call is let through,
+// so only the process's next call shows whether it now runs the new image.
+struct PendingExec {
+  std::string path;
+  std::vector<std::string> argv;
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+
 struct TracedProcess {
   pid_t tgid = 0;
   pid_t ppid = 0;
@@ -26,6 +36,7 @@ struct TracedProcess {
   util::Fd pidfd;    // readable once the process has ended
   std::vector<pid_t> tids;
   std::optional<int> exit_group_code;
+  std::optional<PendingExec> pending_exec;
 };
 
 class ProcessTable {

@@ -6,6 +6,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -166,6 +167,7 @@ void Supervisor::handle_notification() {
     rec.first_seen = now_ns();
     writer_.push(std::move(rec));
   }
+  if (!is_new && p.pending_exec) confirm_exec(p);
   if (spec->op == Op::kExit) {
     p.exit_group_code = static_cast<int>(req_->data.args[0] & 0xff);
     return respond();
@@ -193,16 +195,34 @@ void Supervisor::handle_notification() {
   ev.pid = tgid;
   ev.tid = tid;
   if (spec->op == Op::kRefused) ev.error = ENOSYS;
-  if (spec->op == Op::kExec && ev.existed.value_or(false)) {
-    schema::ProcessRecord rec;
-    rec.pid = tgid;
-    rec.exe = ev.abs_path;
-    rec.argv = ev.argv;
-    rec.first_seen = ev.time_ns;
-    writer_.push(std::move(rec));
+  if (spec->op == Op::kExec && ev.existed.value_or(false) && ev.abs_path) {
+    // Remember what the exec would run; confirm_exec() records it once the
+    // process is seen running it.
+    struct stat st;
+    std::lock_guard relock(table_mu_);
+    TracedProcess* q = table_.find_by_tgid(tgid);
+    if (q && q->root && ::fstatat(q->root.get(), ev.abs_path->c_str() + 1, &st, 0) == 0) {
+      q->pending_exec = PendingExec{*ev.abs_path, ev.argv.value_or(std::vector<std::string>{}),
+                                    st.st_dev, st.st_ino};
+    }
   }
   writer_.push(std::move(ev));
   events_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Supervisor::confirm_exec(TracedProcess& p) {
+  PendingExec exec = std::move(*p.pending_exec);
+  p.pending_exec.reset();
+  struct stat st;
+  if (::fstatat(p.procdir.get(), "exe", &st, 0) != 0 || st.st_dev != exec.dev || st.st_ino != exec.ino) {
+    return;  // the exec failed: the process still runs what it ran before
+  }
+  schema::ProcessRecord rec;
+  rec.pid = p.tgid;
+  rec.exe = std::move(exec.path);
+  rec.argv = std::move(exec.argv);
+  rec.first_seen = now_ns();
+  writer_.push(std::move(rec));
 }
 
 void Supervisor::process_ended(pid_t tgid) {

@@ -57,6 +57,7 @@ class Supervisor {
   void reap_loop();
   void handle_notification();
   void process_ended(pid_t tgid);
+  void confirm_exec(TracedProcess& p);
   int64_t now_ns() const;
 
   util::Fd listener_;

@@ -175,7 +175,7 @@ TEST_F(Errors, NonExecutableFileIs126) {
 // sets processes.exe/argv when it sees an exec of an existing file, before
 // the kernel has tried it, so an exec that fails (EACCES here) is recorded as
 // the process's image. Enable once exec success is confirmed.
-TEST_F(Errors, DISABLED_FailedExecIsNotRecordedAsTheProcessImage) {
+TEST_F(Errors, FailedExecIsNotRecordedAsTheProcessImage) {
   const std::string f = scratch_ / "script.sh";
   write_file(f, "#!/bin/sh\nexit 0\n", 0644);
   ASSERT_EQ(trace(db_, {f}).code, 126);

@@ -48,7 +48,8 @@ class Signals : public ::testing::Test {
   }
 
   void wait_until_busy(Process& p, bool need_committed) {
-    ASSERT_TRUE(eventually([&] { return file_size(marker_) > 0 || p.poll(); }, 30))
+    // Three lines: at least two rounds, each with a traced `cat`, are done.
+    ASSERT_TRUE(eventually([&] { return file_size(marker_) >= 6 || p.poll(); }, 30))
         << "the traced loop never started";
     ASSERT_FALSE(p.poll()) << p.finish().describe();
     if (need_committed) {

@@ -104,7 +104,11 @@ void remove_tree(const std::string& path) {
       },
       32, FTW_PHYS);
   ::nftw(
-      path.c_str(), [](const char* p, const struct stat*, int, FTW*) { return ::remove(p) == 0 ? 0 : 0; },
+      path.c_str(),
+      [](const char* p, const struct stat*, int, FTW*) {
+        (void)::remove(p);  // best effort: keep going
+        return 0;
+      },
       32, FTW_PHYS | FTW_DEPTH);
 }
 
