@@ -4,11 +4,11 @@
 #
 #   bench/draft_bench.sh [BUILD_DIR] [EVENTS] [MIX]
 #
-# MIX "build" (default) looks like a large build: 10,000 headers read and
-#   stat'd over and over, 5,000 sources, 2,000 objects written to a temp
-#   name and renamed into place, libraries under /usr (granted by the base
-#   layer), /proc lookups, directory listings, a cache under the run's home,
-#   execs and connects: about 24,000 distinct names.
+# MIX "build" (default) looks like a large build: headers read and stat'd
+#   over and over, sources, objects written to a temp name and renamed into
+#   place, libraries under /usr (granted by the base layer), /proc lookups,
+#   directory listings, a cache under the run's home, execs and connects:
+#   about 8,600 distinct names.
 # MIX "distinct" is the worst case for memory: about 300,000 distinct names
 #   (one event in three names something new), 100,000 of them granted one
 #   by one.

@@ -1,8 +1,8 @@
 // cordon diff: two policy files compared by what they cover.
 #include <unistd.h>
 
-#include <cxxopts.hpp>
 #include <fmt/format.h>
+#include <cxxopts.hpp>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -14,13 +14,14 @@ namespace cordon::cli {
 
 int cmd_diff(const std::vector<std::string>& args) {
   cxxopts::Options options("cordon diff", "Compare two policies by coverage");
-  options.add_options()("json", "the differences as data")("files", "",
-                                                           cxxopts::value<std::vector<std::string>>());
+  options.add_options()("json", "the differences as data")(
+      "files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});
   std::vector<const char*> argv{"cordon diff"};
   for (const auto& a : args) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
-  auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>()
+                                     : std::vector<std::string>{};
   if (files.size() != 2) {
     report("diff: usage: cordon diff [--json] OLD.sbx NEW.sbx");
     return kUsage;

@@ -18,12 +18,15 @@ int cmd_draft(const std::vector<std::string>& args) {
   for (const auto& a : args) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
   if (!parsed.count("traces")) {
-    report("draft: usage: cordon draft [--policy FILE]... [--output FILE] [--json] TRACE.db [TRACE.db...]");
+    report(
+        "draft: usage: cordon draft [--policy FILE]... [--output FILE] [--json] TRACE.db "
+        "[TRACE.db...]");
     return kUsage;
   }
   std::vector<std::string> policies;
   if (parsed.count("policy")) policies = parsed["policy"].as<std::vector<std::string>>();
-  return emit_draft(parsed["traces"].as<std::vector<std::string>>(), policies, parsed.count("json") > 0,
+  return emit_draft(parsed["traces"].as<std::vector<std::string>>(), policies,
+                    parsed.count("json") > 0,
                     parsed.count("output") ? parsed["output"].as<std::string>() : "");
 }
 

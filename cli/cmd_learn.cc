@@ -1,8 +1,8 @@
 // cordon learn: trace a command, then draft the trace, in one step.
 #include <unistd.h>
 
-#include <cxxopts.hpp>
 #include <fmt/format.h>
+#include <cxxopts.hpp>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -24,21 +24,25 @@ int cmd_learn(const std::vector<std::string>& args) {
     return kUsage;
   }
   cxxopts::Options options("cordon learn", "Trace a command and draft a policy fragment for it");
-  options.add_options()("trace", "trace file (appended to as a new run if it exists)", cxxopts::value<std::string>())(
+  options.add_options()("trace", "trace file (appended to as a new run if it exists)",
+                        cxxopts::value<std::string>())(
       "policy", "add this policy layer (repeatable)", cxxopts::value<std::vector<std::string>>())(
       "o,output", "write the fragment here instead of stdout", cxxopts::value<std::string>())(
-      "json", "the fragment as data")("timeout", "end the command after this many seconds", cxxopts::value<double>());
+      "json", "the fragment as data")("timeout", "end the command after this many seconds",
+                                      cxxopts::value<double>());
   std::vector<const char*> argv{"cordon learn"};
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
   if (!parsed.unmatched().empty()) {
-    report("learn: unexpected argument '" + parsed.unmatched().front() + "' (the command goes after --)");
+    report("learn: unexpected argument '" + parsed.unmatched().front() +
+           "' (the command goes after --)");
     return kUsage;
   }
 
   tracer::TraceOptions topt;
   topt.command = command;
-  topt.output = parsed.count("trace") ? parsed["trace"].as<std::string>() : tracer::default_trace_path(command[0]);
+  topt.output = parsed.count("trace") ? parsed["trace"].as<std::string>()
+                                      : tracer::default_trace_path(command[0]);
   if (parsed.count("timeout")) {
     double t = parsed["timeout"].as<double>();
     if (!(t > 0)) {
@@ -63,7 +67,8 @@ int cmd_learn(const std::vector<std::string>& args) {
     report(layers.error().message);
     return kCordonFailed;
   }
-  for (const schema::Rule* rule : layers->rules_of(schema::RuleKind::kDeny)) topt.deny.push_back(rule->value);
+  for (const schema::Rule* rule : layers->rules_of(schema::RuleKind::kDeny))
+    topt.deny.push_back(rule->value);
   topt.status_line = ::isatty(STDERR_FILENO) == 1;
 
   auto outcome = tracer::run_trace(topt);
@@ -72,8 +77,9 @@ int cmd_learn(const std::vector<std::string>& args) {
     return kCordonFailed;
   }
   if (!outcome->message.empty()) report(outcome->message);
-  fmt::print(stderr, "cordon: trace: {} (run {}, {} events, {} processes)\n", util::printable(outcome->output),
-             outcome->run_id, outcome->events, outcome->processes);
+  fmt::print(stderr, "cordon: trace: {} (run {}, {} events, {} processes)\n",
+             util::printable(outcome->output), outcome->run_id, outcome->events,
+             outcome->processes);
 
   int drafted = emit_draft({outcome->output}, policies, parsed.count("json") > 0,
                            parsed.count("output") ? parsed["output"].as<std::string>() : "");

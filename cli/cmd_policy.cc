@@ -1,5 +1,7 @@
 // cordon policy base | show: the built-in layer, and every layer in force
 // with where each rule came from.
+#include <optional>
+
 #include <cxxopts.hpp>
 #include <fmt/format.h>
 
@@ -12,13 +14,15 @@
 namespace cordon::cli {
 namespace {
 
-constexpr const char* kUsage_ = "policy: usage: cordon policy base | cordon policy show [--json] [--policy FILE]...";
+constexpr const char* kPolicyUsage =
+    "policy: usage: cordon policy base | cordon policy show [--json] [--policy FILE]...";
 
 // Parseable text: each layer's rules in its own order, each with its origin
 // in a trailing comment.
 std::string show_text(const schema::EffectivePolicy& policy) {
   std::string out =
-      "# The effective policy: every layer, lowest first. A deny in any layer wins over every grant;\n"
+      "# The effective policy: every layer, lowest first. A deny in any layer wins over every "
+      "grant;\n"
       "# otherwise the deepest grant decides (docs/policy-language.md).\n";
   for (const schema::Layer& layer : policy.layers()) {
     out += fmt::format("\n# layer {}\n", util::printable(layer.name));
@@ -30,7 +34,9 @@ std::string show_text(const schema::EffectivePolicy& policy) {
         out += fmt::format("{} {{\n", schema::block_name(block));
         open = block;
       }
-      std::string value = rule.kind == schema::RuleKind::kExpose ? rule.value : schema::quote_policy_string(rule.value);
+      std::string value = rule.kind == schema::RuleKind::kExpose
+                              ? rule.value
+                              : schema::quote_policy_string(rule.value);
       out += fmt::format("  {} {}  # {}:{}\n", schema::rule_kind_name(rule.kind), value,
                          util::printable(rule.origin.file), rule.origin.line);
     }
@@ -43,19 +49,19 @@ std::string show_text(const schema::EffectivePolicy& policy) {
 
 int cmd_policy(const std::vector<std::string>& args) {
   if (args.empty()) {
-    report(kUsage_);
+    report(kPolicyUsage);
     return kUsage;
   }
   if (args[0] == "base") {
     if (args.size() != 1) {
-      report(kUsage_);
+      report(kPolicyUsage);
       return kUsage;
     }
     fmt::print("{}", schema::base_policy_text());
     return kOk;
   }
   if (args[0] != "show") {
-    report(kUsage_);
+    report(kPolicyUsage);
     return kUsage;
   }
   cxxopts::Options options("cordon policy show", "Print the effective policy");
@@ -65,7 +71,7 @@ int cmd_policy(const std::vector<std::string>& args) {
   for (size_t i = 1; i < args.size(); ++i) argv.push_back(args[i].c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
   if (!parsed.unmatched().empty()) {
-    report(kUsage_);
+    report(kPolicyUsage);
     return kUsage;
   }
   const std::string cwd = current_dir();

@@ -1,6 +1,6 @@
 // cordon why: what the effective policy does at a path, and which rule says so.
-#include <cxxopts.hpp>
 #include <fmt/format.h>
+#include <cxxopts.hpp>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -12,7 +12,8 @@ namespace cordon::cli {
 
 int cmd_why(const std::vector<std::string>& args) {
   cxxopts::Options options("cordon why", "Explain the effective policy at paths");
-  options.add_options()("policy", "add this policy layer (repeatable)", cxxopts::value<std::vector<std::string>>())(
+  options.add_options()("policy", "add this policy layer (repeatable)",
+                        cxxopts::value<std::vector<std::string>>())(
       "paths", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"paths"});
   std::vector<const char*> argv{"cordon why"};
@@ -38,7 +39,8 @@ int cmd_why(const std::vector<std::string>& args) {
     const std::string path = util::join_path(cwd, arg);
     schema::Access a = policy->decide(path);
     if (!a.rule) {
-      fmt::print("{}: {} (no rule grants it)\n", util::printable(path), schema::access_kind_name(a.kind));
+      fmt::print("{}: {} (no rule grants it)\n", util::printable(path),
+                 schema::access_kind_name(a.kind));
       continue;
     }
     std::string rule = fmt::format("{} {}", schema::rule_kind_name(a.rule->kind),
@@ -46,8 +48,9 @@ int cmd_why(const std::vector<std::string>& args) {
     if (a.rule->written != a.rule->value) {
       rule += fmt::format(" (written {})", schema::quote_policy_string(a.rule->written));
     }
-    fmt::print("{}: {} by {} at {}:{} (layer {})\n", util::printable(path), schema::access_kind_name(a.kind), rule,
-               util::printable(a.rule->origin.file), a.rule->origin.line, util::printable(a.layer));
+    fmt::print("{}: {}, decided by {} at {}:{} (layer {})\n", util::printable(path),
+               schema::access_kind_name(a.kind), rule, util::printable(a.rule->origin.file),
+               a.rule->origin.line, util::printable(a.layer));
   }
   return kOk;
 }

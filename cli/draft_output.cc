@@ -22,8 +22,8 @@ bool write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-int emit_draft(const std::vector<std::string>& traces, const std::vector<std::string>& policy_files, bool json,
-               const std::string& output) {
+int emit_draft(const std::vector<std::string>& traces, const std::vector<std::string>& policy_files,
+               bool json, const std::string& output) {
   // "." and "~" of each layer are the traced run's, not ours: the fragment
   // is for running that command where it ran.
   auto loader = [&](const std::string& cwd, const std::string& home) {

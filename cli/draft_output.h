@@ -11,7 +11,7 @@ namespace cordon::cli {
 // cwd, then `policy_files`) and writes the text (or JSON) to `output`, or to
 // stdout when it is empty. Returns an exit code: kOk, or kCordonFailed after
 // reporting why.
-int emit_draft(const std::vector<std::string>& traces, const std::vector<std::string>& policy_files, bool json,
-               const std::string& output);
+int emit_draft(const std::vector<std::string>& traces, const std::vector<std::string>& policy_files,
+               bool json, const std::string& output);
 
 }  // namespace cordon::cli

@@ -11,7 +11,8 @@ namespace cordon::cli {
 std::string invoking_home() {
   const char* home = std::getenv("HOME");
   if (home && home[0] == '/') return home;
-  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && pw->pw_dir[0] == '/') return pw->pw_dir;
+  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && pw->pw_dir[0] == '/')
+    return pw->pw_dir;
   return "/";
 }
 

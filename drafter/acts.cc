@@ -1,35 +1,59 @@
 #include "drafter/acts.h"
 
-
 namespace cordon::drafter {
 
 std::string_view act_label(Act act) {
   switch (act) {
-    case Act::kOpen: return "open";
-    case Act::kStat: return "stat";
-    case Act::kReadlink: return "readlink";
-    case Act::kChdir: return "chdir";
-    case Act::kExisting: return "create (already there)";
-    case Act::kList: return "list";
-    case Act::kExec: return "exec";
-    case Act::kConnect: return "connect";
-    case Act::kOpenWrite: return "open for writing";
-    case Act::kTmpfile: return "O_TMPFILE";
-    case Act::kWriteProbe: return "write probe";
-    case Act::kTruncate: return "truncate";
-    case Act::kChmod: return "chmod";
-    case Act::kChown: return "chown";
-    case Act::kSetTimes: return "set times";
-    case Act::kSetXattr: return "set xattr";
-    case Act::kCreate: return "create";
-    case Act::kMkdir: return "mkdir";
-    case Act::kMknod: return "mknod";
-    case Act::kSymlink: return "symlink";
-    case Act::kLinkFrom: return "hard link from";
-    case Act::kLinkTo: return "hard link to";
-    case Act::kRemove: return "remove";
-    case Act::kRenameFrom: return "rename away";
-    case Act::kRenameTo: return "rename into place";
+    case Act::kOpen:
+      return "open";
+    case Act::kStat:
+      return "stat";
+    case Act::kReadlink:
+      return "readlink";
+    case Act::kChdir:
+      return "chdir";
+    case Act::kExisting:
+      return "create (already there)";
+    case Act::kList:
+      return "list";
+    case Act::kExec:
+      return "exec";
+    case Act::kConnect:
+      return "connect";
+    case Act::kOpenWrite:
+      return "open for writing";
+    case Act::kTmpfile:
+      return "O_TMPFILE";
+    case Act::kWriteProbe:
+      return "write probe";
+    case Act::kTruncate:
+      return "truncate";
+    case Act::kChmod:
+      return "chmod";
+    case Act::kChown:
+      return "chown";
+    case Act::kSetTimes:
+      return "set times";
+    case Act::kSetXattr:
+      return "set xattr";
+    case Act::kCreate:
+      return "create";
+    case Act::kMkdir:
+      return "mkdir";
+    case Act::kMknod:
+      return "mknod";
+    case Act::kSymlink:
+      return "symlink";
+    case Act::kLinkFrom:
+      return "hard link from";
+    case Act::kLinkTo:
+      return "hard link to";
+    case Act::kRemove:
+      return "remove";
+    case Act::kRenameFrom:
+      return "rename away";
+    case Act::kRenameTo:
+      return "rename into place";
   }
   return "?";
 }

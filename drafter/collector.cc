@@ -65,8 +65,8 @@ void sight(std::map<std::string, Sighting>& where, const std::string& key, uint3
 }
 
 bool makes_name(Act act) {
-  return act == Act::kCreate || act == Act::kMkdir || act == Act::kMknod ||
-         act == Act::kSymlink || act == Act::kLinkTo || act == Act::kRenameTo;
+  return act == Act::kCreate || act == Act::kMkdir || act == Act::kMknod || act == Act::kSymlink ||
+         act == Act::kLinkTo || act == Act::kRenameTo;
 }
 
 }  // namespace
@@ -123,7 +123,6 @@ void Collector::connect(const schema::EventRecord& e, uint32_t run) {
 }
 
 void Collector::add(const schema::EventRecord& e, uint32_t run) {
-  ++events;
   if (e.op == "refused") {
     ++refused[e.syscall];
     return;
@@ -179,7 +178,9 @@ void Collector::add(const schema::EventRecord& e, uint32_t run) {
     std::string from_dir = util::parent_path(path), to_dir = util::parent_path(to);
     if (from_dir != to_dir) {
       auto [it, fresh] = cross_moves.try_emplace({from_dir, to_dir});
-      if (fresh) it->second.example_from = path, it->second.example_to = to, it->second.example_is_link = !rename;
+      if (fresh)
+        it->second.example_from = path, it->second.example_to = to,
+        it->second.example_is_link = !rename;
       ++(rename ? it->second.renames : it->second.links);
     }
   }

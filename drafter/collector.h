@@ -63,14 +63,14 @@ struct Collector {
   std::map<std::string, Sighting> loopback;  // same form
   std::map<std::string, Sighting> abstract_sockets;
   std::map<std::string, Sighting> exec_of_written;  // path
-  int64_t events = 0;
-  int64_t device_or_proc = 0;  // calls on /dev or /proc paths
-  int64_t faults = 0;         // a path argument could not be read
-  int64_t other_connects = 0;  // families with nothing to draft
+  int64_t device_or_proc = 0;              // calls on /dev or /proc paths
+  int64_t faults = 0;                      // a path argument could not be read
+  int64_t other_connects = 0;              // families with nothing to draft
   std::map<std::string, int64_t> refused;  // syscall -> count
 
  private:
-  void act(const std::string& path, Act act, std::optional<bool> existed, uint32_t run, int64_t seq);
+  void act(const std::string& path, Act act, std::optional<bool> existed, uint32_t run,
+           int64_t seq);
   void connect(const schema::EventRecord& event, uint32_t run);
 };
 

@@ -18,15 +18,19 @@ namespace cordon::drafter {
 class ConflictSet {
  public:
   // A deny covers a path the trace used (or looked for).
-  void denied(const schema::Rule& rule, const std::string& layer, const std::string& path, const std::string& acts);
+  void denied(const schema::Rule& rule, const std::string& layer, const std::string& path,
+              const std::string& acts);
   // deny_write keeps read-only a path the trace wrote.
-  void read_only(const schema::Rule& rule, const std::string& layer, const std::string& path, const std::string& acts);
+  void read_only(const schema::Rule& rule, const std::string& layer, const std::string& path,
+                 const std::string& acts);
   // The trace renamed over, removed or hard-linked from a path that is a
   // mount of its own.
-  void own_mount(const schema::Rule& rule, const std::string& layer, const std::string& path, const std::string& acts);
+  void own_mount(const schema::Rule& rule, const std::string& layer, const std::string& path,
+                 const std::string& acts);
   // A grant of the current policy sits inside a writable directory the
   // draft grants: it stays a separate mount.
-  void inside_write(const schema::Rule& rule, const std::string& layer, const std::string& draft_grant);
+  void inside_write(const schema::Rule& rule, const std::string& layer,
+                    const std::string& draft_grant);
 
   // Sorted by rule path, then origin.
   std::vector<Conflict> take() const;

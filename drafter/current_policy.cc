@@ -32,15 +32,18 @@ std::vector<RuleRef> grants_below(const schema::EffectivePolicy& policy, std::st
   std::vector<RuleRef> out;
   for (const schema::Layer& layer : policy.layers()) {
     for (const schema::Rule& rule : layer.policy.rules) {
-      bool grant = rule.kind == schema::RuleKind::kAllowRead || rule.kind == schema::RuleKind::kAllowWrite;
-      if (grant && rule.value != path && util::path_within(rule.value, path)) out.push_back({&rule, &layer});
+      bool grant =
+          rule.kind == schema::RuleKind::kAllowRead || rule.kind == schema::RuleKind::kAllowWrite;
+      if (grant && rule.value != path && util::path_within(rule.value, path))
+        out.push_back({&rule, &layer});
     }
   }
   return out;
 }
 
 std::string rule_text(const schema::Rule& rule) {
-  return fmt::format("{} {}", schema::rule_kind_name(rule.kind), schema::quote_policy_string(rule.value));
+  return fmt::format("{} {}", schema::rule_kind_name(rule.kind),
+                     schema::quote_policy_string(rule.value));
 }
 
 std::string origin_text(const schema::Rule& rule) {

@@ -31,7 +31,8 @@ std::pair<int, const Rule*> grant_level(const Policy& p, const std::string& path
   for (const Rule& r : p.rules) {
     if (!is_grant(r.kind) || !util::path_within(path, r.value)) continue;
     bool deeper = !best || r.value.size() > best->value.size();
-    bool same_stronger = best && r.value.size() == best->value.size() && r.kind == RuleKind::kAllowWrite;
+    bool same_stronger =
+        best && r.value.size() == best->value.size() && r.kind == RuleKind::kAllowWrite;
     if (deeper || same_stronger) best = &r;
   }
   if (!best) return {0, nullptr};
@@ -39,8 +40,9 @@ std::pair<int, const Rule*> grant_level(const Policy& p, const std::string& path
 }
 
 bool covered_by(const Policy& p, RuleKind kind, const std::string& path) {
-  return std::any_of(p.rules.begin(), p.rules.end(),
-                     [&](const Rule& r) { return r.kind == kind && util::path_within(path, r.value); });
+  return std::any_of(p.rules.begin(), p.rules.end(), [&](const Rule& r) {
+    return r.kind == kind && util::path_within(path, r.value);
+  });
 }
 
 std::vector<std::string> grants_inside(const Policy& p, const std::string& path) {
@@ -96,6 +98,8 @@ void diff_grants(const Policy& old_p, const Policy& new_p, std::vector<DiffEntry
         e.change = wider ? "added" : "removed";
       } else {
         e.change = wider ? "widened" : "narrowed";
+        if (wider && !inside.empty())
+          e.details.push_back("takes in " + join(inside) + ", granted on their own before");
         if (!wider && at_rule && n == 0) e.details.push_back("now only " + join(inside));
       }
     }
@@ -113,7 +117,8 @@ void diff_grants(const Policy& old_p, const Policy& new_p, std::vector<DiffEntry
   }
 }
 
-void diff_paths(const Policy& old_p, const Policy& new_p, RuleKind kind, std::vector<DiffEntry>& out) {
+void diff_paths(const Policy& old_p, const Policy& new_p, RuleKind kind,
+                std::vector<DiffEntry>& out) {
   std::set<std::string> seen;
   for (const Rule& r : new_p.rules) {
     if (r.kind == kind && !covered_by(old_p, kind, r.value) && seen.insert("+" + r.value).second) {
@@ -142,7 +147,8 @@ bool value_present(const Policy& p, const Rule& rule) {
                      [&](const Rule& r) { return r.kind == rule.kind && r.value == rule.value; });
 }
 
-void diff_values(const Policy& old_p, const Policy& new_p, schema::Block block, std::vector<DiffEntry>& out) {
+void diff_values(const Policy& old_p, const Policy& new_p, schema::Block block,
+                 std::vector<DiffEntry>& out) {
   std::set<std::string> seen;
   auto present = [](const Policy& p, const Rule& r) {
     return r.destination ? destination_covered(p, r) : value_present(p, r);
@@ -151,12 +157,14 @@ void diff_values(const Policy& old_p, const Policy& new_p, schema::Block block, 
     return r.kind == RuleKind::kExpose ? fmt::format("expose {}", r.value) : rule_text(r);
   };
   for (const Rule& r : new_p.rules) {
-    if (schema::rule_block(r.kind) == block && !present(old_p, r) && seen.insert("+" + text(r)).second) {
+    if (schema::rule_block(r.kind) == block && !present(old_p, r) &&
+        seen.insert("+" + text(r)).second) {
       out.push_back(DiffEntry{"added", text(r), origin_text(r), ""});
     }
   }
   for (const Rule& r : old_p.rules) {
-    if (schema::rule_block(r.kind) == block && !present(new_p, r) && seen.insert("-" + text(r)).second) {
+    if (schema::rule_block(r.kind) == block && !present(new_p, r) &&
+        seen.insert("-" + text(r)).second) {
       out.push_back(DiffEntry{"removed", text(r), origin_text(r), ""});
     }
   }

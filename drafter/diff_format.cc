@@ -22,11 +22,13 @@ std::string_view colour(const std::string& change) {
   return "\033[33m";
 }
 
-void section(std::string& out, std::string_view title, const std::vector<DiffEntry>& entries, bool color) {
+void section(std::string& out, std::string_view title, const std::vector<DiffEntry>& entries,
+             bool color) {
   if (entries.empty()) return;
   out += fmt::format("{}:\n", title);
   for (const DiffEntry& e : entries) {
-    std::string line = fmt::format("  {} {:<8} {}  ({})", mark(e.change), e.change, e.rule, e.origin);
+    std::string line =
+        fmt::format("  {} {:<8} {}  ({})", mark(e.change), e.change, e.rule, e.origin);
     if (!e.detail.empty()) line += ": " + e.detail;
     out += color ? fmt::format("{}{}\033[0m\n", colour(e.change), line) : line + "\n";
   }
@@ -36,9 +38,9 @@ std::string entries_json(const std::vector<DiffEntry>& entries) {
   std::string out = "[";
   for (size_t i = 0; i < entries.size(); ++i) {
     const DiffEntry& e = entries[i];
-    out += fmt::format("{}\n    {{\"change\": {}, \"rule\": {}, \"origin\": {}, \"detail\": {}}}", i ? "," : "",
-                       util::json_string(e.change), util::json_string(e.rule), util::json_string(e.origin),
-                       util::json_string(e.detail));
+    out += fmt::format("{}\n    {{\"change\": {}, \"rule\": {}, \"origin\": {}, \"detail\": {}}}",
+                       i ? "," : "", util::json_string(e.change), util::json_string(e.rule),
+                       util::json_string(e.origin), util::json_string(e.detail));
   }
   return out + (entries.empty() ? "]" : "\n  ]");
 }
@@ -46,7 +48,8 @@ std::string entries_json(const std::vector<DiffEntry>& entries) {
 }  // namespace
 
 std::string format_diff_text(const PolicyDiff& diff, bool color) {
-  if (diff.equivalent()) return "no difference: both policies cover the same paths, destinations and variables\n";
+  if (diff.equivalent())
+    return "no difference: both policies cover the same paths, destinations and variables\n";
   std::string out;
   section(out, "grants", diff.grants, color);
   section(out, "denies", diff.denies, color);
@@ -57,7 +60,8 @@ std::string format_diff_text(const PolicyDiff& diff, bool color) {
 
 std::string format_diff_json(const PolicyDiff& diff) {
   return fmt::format(
-      "{{\n  \"equivalent\": {},\n  \"grants\": {},\n  \"denies\": {},\n  \"net\": {},\n  \"env\": {}\n}}\n",
+      "{{\n  \"equivalent\": {},\n  \"grants\": {},\n  \"denies\": {},\n  \"net\": {},\n  \"env\": "
+      "{}\n}}\n",
       diff.equivalent() ? "true" : "false", entries_json(diff.grants), entries_json(diff.denies),
       entries_json(diff.net), entries_json(diff.env));
 }

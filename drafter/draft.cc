@@ -35,7 +35,9 @@ std::vector<OpCount> op_counts(const std::vector<ActStat>& acts) {
   std::vector<OpCount> out;
   for (int i = 0; i < kActCount; ++i) {
     const ActStat& s = sum[i];
-    if (s.count) out.push_back(OpCount{std::string(act_label(static_cast<Act>(i))), s.count, s.run, s.first_seq});
+    if (s.count)
+      out.push_back(
+          OpCount{std::string(act_label(static_cast<Act>(i))), s.count, s.run, s.first_seq});
   }
   return out;
 }
@@ -48,7 +50,8 @@ class Drafter {
 
  private:
   util::Result<size_t> context_for(const std::string& cwd, const std::string& home);
-  Grant dress(Folded& f);
+  // The grant, and review flags for the names it covers.
+  Grant dress(Folded& f, std::vector<ReviewItem>& review);
   void add_net();
   void add_notes(int64_t private_tmp);
 
@@ -66,7 +69,7 @@ util::Result<size_t> Drafter::context_for(const std::string& cwd, const std::str
   if (it != context_index_.end()) return it->second;
   auto policy = loader_(cwd, home);
   if (!policy) return policy.error();
-  contexts_.push_back(Context{cwd, home, std::move(*policy), {}});
+  contexts_.push_back(Context{std::move(*policy), {}});
   reviewers_.emplace_back(home);
   context_index_.emplace(key, contexts_.size() - 1);
   return contexts_.size() - 1;
@@ -98,7 +101,7 @@ util::Status Drafter::read(const std::string& file) {
   });
 }
 
-Grant Drafter::dress(Folded& f) {
+Grant Drafter::dress(Folded& f, std::vector<ReviewItem>& review) {
   const Reviewer& reviewer = reviewers_[f.context];
   Grant g;
   g.access = f.access == Need::kWrite ? Access::kWrite : Access::kRead;
@@ -117,10 +120,23 @@ Grant Drafter::dress(Folded& f) {
       // directory's; its acts count once.
       bool again = false;
       for (size_t k = i; k < j; ++k) again = again || f.sources[k].info == f.sources[j].info;
-      if (!again) acts.insert(acts.end(), f.sources[j].info->acts.begin(), f.sources[j].info->acts.end());
+      if (!again)
+        acts.insert(acts.end(), f.sources[j].info->acts.begin(), f.sources[j].info->acts.end());
     }
     all.insert(all.end(), acts.begin(), acts.end());
-    if (*f.sources[i].path != f.path) g.covers.push_back(PathOps{*f.sources[i].path, op_counts(acts)});
+    const std::string& name = *f.sources[i].path;
+    if (name != f.path) g.covers.push_back(PathOps{name, op_counts(acts)});
+    // A write folded into a broader grant keeps its own flag.
+    bool writes = std::any_of(acts.begin(), acts.end(), [](const ActStat& a) {
+      return writes_content(a.act) || own_need(a.act) == Need::kWrite;
+    });
+    if (writes && name != f.path) {
+      if (auto why = reviewer.runs_code_later(name)) {
+        review.push_back(
+            ReviewItem{name, fmt::format("{} (written inside the drafted grant on {})", *why,
+                                         schema::quote_policy_string(g.written))});
+      }
+    }
     i = j;
   }
   g.ops = op_counts(all);
@@ -135,19 +151,22 @@ void Drafter::add_net() {
     for (const auto& [dest, seen] : c.collector.tcp) {
       auto parsed = schema::parse_destination(dest);
       if (!parsed) {
-        draft_.notes.push_back(fmt::format("connect to {} \u00d7{}: not a destination a rule can name ({})",
-                                           util::printable(dest), seen.count, parsed.error().message));
+        draft_.notes.push_back(fmt::format(
+            "connect to {} \u00d7{}: not a destination a rule can name ({})", util::printable(dest),
+            seen.count, util::printable(parsed.error().message)));
         continue;
       }
       bool granted = false;
       for (const schema::Rule* r : c.policy.rules_of(schema::RuleKind::kAllowTcp)) {
         const auto& d = *r->destination;
-        granted = granted || (d.host_kind == parsed->host_kind && d.host == parsed->host &&
-                              d.port_first <= parsed->port_first && parsed->port_last <= d.port_last);
+        granted =
+            granted || (d.host_kind == parsed->host_kind && d.host == parsed->host &&
+                        d.port_first <= parsed->port_first && parsed->port_last <= d.port_last);
       }
       if (granted) continue;
       std::string value = schema::format_destination(*parsed);
-      auto [it, fresh] = tcp.try_emplace(value, NetGrant{"allow_tcp", value, {"connect", 0, seen.run, seen.first_seq}, {}});
+      auto [it, fresh] = tcp.try_emplace(
+          value, NetGrant{"allow_tcp", value, {"connect", 0, seen.run, seen.first_seq}, {}});
       it->second.seen.count += seen.count;
     }
     for (const auto& [addr, seen] : c.collector.loopback) {
@@ -179,12 +198,14 @@ void Drafter::add_notes(int64_t private_tmp) {
   }
   if (private_tmp) {
     draft_.notes.push_back(fmt::format(
-        "{} name{} made or removed directly in /tmp: no grant, the sandbox has a writable /tmp of its own",
+        "{} name{} made, removed or looked at directly in /tmp: no grant, the sandbox has a "
+        "writable /tmp of its own",
         private_tmp, private_tmp == 1 ? "" : "s"));
   }
   if (never) {
-    draft_.notes.push_back(fmt::format(
-        "{} call{} on /dev or /proc: never drafted, every sandbox has its own", never, never == 1 ? "" : "s"));
+    draft_.notes.push_back(
+        fmt::format("{} call{} on /dev or /proc: never drafted, every sandbox has its own", never,
+                    never == 1 ? "" : "s"));
   }
   if (faults) {
     draft_.notes.push_back(fmt::format(
@@ -192,8 +213,8 @@ void Drafter::add_notes(int64_t private_tmp) {
         faults == 1 ? "" : "s"));
   }
   if (other) {
-    draft_.notes.push_back(fmt::format("{} connect{} of other address families: nothing to draft", other,
-                                       other == 1 ? "" : "s"));
+    draft_.notes.push_back(fmt::format("{} connect{} of other address families: nothing to draft",
+                                       other, other == 1 ? "" : "s"));
   }
   for (const auto& [call, n] : refused) {
     draft_.notes.push_back(fmt::format(
@@ -208,20 +229,14 @@ Draft Drafter::finish() {
   FoldResult folded = fold(std::move(needs.candidates), contexts_);
 
   for (Folded& f : folded.grants) {
-    Grant g = dress(f);
+    Grant g = dress(f, draft_.review);
     if (g.access == Access::kWrite) {
       for (const Context& c : contexts_) {
-        for (const RuleRef& r : grants_below(c.policy, g.path)) conflicts_.inside_write(*r.rule, r.layer->name, g.path);
+        for (const RuleRef& r : grants_below(c.policy, g.path))
+          conflicts_.inside_write(*r.rule, r.layer->name, g.path);
       }
     }
     for (const std::string& reason : g.review) draft_.review.push_back(ReviewItem{g.path, reason});
-    // Writes folded into a broader grant keep their own flags.
-    for (const PathOps& name : g.covers) {
-      if (g.access != Access::kWrite) break;
-      if (auto why = reviewers_[f.context].runs_code_later(name.path)) {
-        draft_.review.push_back(ReviewItem{name.path, "written inside a drafted grant: " + *why});
-      }
-    }
     draft_.grants.push_back(std::move(g));
   }
   std::unordered_map<std::string_view, const Grant*> by_path;
@@ -245,7 +260,8 @@ Draft Drafter::finish() {
   }
   for (const Context& c : contexts_) {
     for (const auto& [path, seen] : c.collector.exec_of_written) {
-      draft_.review.push_back(ReviewItem{path, "runs a file this run wrote: what it runs was not there before"});
+      draft_.review.push_back(
+          ReviewItem{path, "runs a file this run wrote: what it runs was not there before"});
     }
   }
   draft_.review.insert(draft_.review.end(), needs.review.begin(), needs.review.end());
@@ -269,7 +285,8 @@ Draft Drafter::finish() {
 
 }  // namespace
 
-util::Result<Draft> draft_traces(const std::vector<std::string>& trace_files, const PolicyLoader& current_policy) {
+util::Result<Draft> draft_traces(const std::vector<std::string>& trace_files,
+                                 const PolicyLoader& current_policy) {
   Drafter drafter(current_policy);
   for (const std::string& file : trace_files) {
     auto status = drafter.read(file);

@@ -47,10 +47,10 @@ enum class Access { kRead, kWrite };
 
 struct Grant {
   Access access = Access::kRead;
-  std::string path;     // absolute
-  std::string written;  // as the fragment spells it: "~/..." under the run's home
-  std::vector<OpCount> ops;      // summed over the path and every name it covers
-  std::vector<PathOps> covers;   // names below it whose needs it meets, sorted
+  std::string path;             // absolute
+  std::string written;          // as the fragment spells it: "~/..." under the run's home
+  std::vector<OpCount> ops;     // summed over the path and every name it covers
+  std::vector<PathOps> covers;  // names below it whose needs it meets, sorted
   std::vector<std::string> notes;
   std::vector<std::string> review;  // non-empty: flagged for review
   // Too broad to apply unread (/, $HOME, a credential store, writing shell
@@ -92,9 +92,9 @@ struct Draft {
   std::vector<Grant> grants;  // sorted by path
   std::vector<NetGrant> net;  // sorted by value
   std::vector<Conflict> conflicts;
-  std::vector<ReviewItem> review;         // every flag, grants' included
+  std::vector<ReviewItem> review;           // every flag, grants' included
   std::vector<std::string> passed_through;  // directories only on the way
-  std::vector<PathOps> not_found;         // never existed, never created
+  std::vector<PathOps> not_found;           // never existed, never created
   std::vector<Endpoint> loopback;
   std::vector<Endpoint> abstract_sockets;
   std::vector<std::string> notes;  // one line each: counts of what was left out
@@ -103,8 +103,8 @@ struct Draft {
 // The current policy a run is measured against: its layers evaluated with
 // the run's working directory and home (taken from the trace, not from the
 // environment of whoever drafts).
-using PolicyLoader =
-    std::function<util::Result<schema::EffectivePolicy>(const std::string& cwd, const std::string& home)>;
+using PolicyLoader = std::function<util::Result<schema::EffectivePolicy>(const std::string& cwd,
+                                                                         const std::string& home)>;
 
 // Every run of every file, in the order given.
 util::Result<Draft> draft_traces(const std::vector<std::string>& trace_files,

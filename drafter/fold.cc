@@ -26,7 +26,8 @@ std::vector<Candidate> merge(std::vector<Candidate> candidates) {
     m.look_only = m.look_only && c.look_only;
     m.sources.insert(m.sources.end(), c.sources.begin(), c.sources.end());
     for (std::string& n : c.notes) {
-      if (std::find(m.notes.begin(), m.notes.end(), n) == m.notes.end()) m.notes.push_back(std::move(n));
+      if (std::find(m.notes.begin(), m.notes.end(), n) == m.notes.end())
+        m.notes.push_back(std::move(n));
     }
   }
   return out;
@@ -66,7 +67,8 @@ FoldResult fold(std::vector<Candidate> candidates, const std::deque<Context>& co
     Candidate& c = sorted[i];
     std::string_view path = c.path;
     Folded* into = nullptr;
-    for (size_t slash = path.rfind('/'); into == nullptr && slash != std::string_view::npos && path != "/";
+    for (size_t slash = path.rfind('/');
+         into == nullptr && slash != std::string_view::npos && path != "/";
          slash = slash == 0 ? std::string_view::npos : path.rfind('/', slash - 1)) {
       auto it = settled.find(slash == 0 ? std::string_view("/") : path.substr(0, slash));
       if (it == settled.end()) continue;
@@ -76,12 +78,14 @@ FoldResult fold(std::vector<Candidate> candidates, const std::deque<Context>& co
     if (into) {
       into->sources.insert(into->sources.end(), c.sources.begin(), c.sources.end());
       for (std::string& n : c.notes) {
-        if (std::find(into->notes.begin(), into->notes.end(), n) == into->notes.end()) into->notes.push_back(n);
+        if (std::find(into->notes.begin(), into->notes.end(), n) == into->notes.end())
+          into->notes.push_back(n);
       }
       continue;
     }
     settled.emplace(path, out.grants.size());
-    out.grants.push_back(Folded{c.path, c.access, c.context, std::move(c.sources), std::move(c.notes)});
+    out.grants.push_back(
+        Folded{c.path, c.access, c.context, std::move(c.sources), std::move(c.notes)});
   }
   return out;
 }

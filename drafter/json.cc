@@ -30,8 +30,9 @@ std::string strings(const std::vector<std::string>& items) {
 
 std::string op(const OpCount& o, const Draft& d) {
   const RunRef& r = d.runs[o.run];
-  return fmt::format("{{\"op\": {}, \"count\": {}, \"first\": {{\"trace\": {}, \"run\": {}, \"seq\": {}}}}}",
-                     json_string(o.op), o.count, json_string(r.trace), r.run_id, o.first_seq);
+  return fmt::format(
+      "{{\"op\": {}, \"count\": {}, \"first\": {{\"trace\": {}, \"run\": {}, \"seq\": {}}}}}",
+      json_string(o.op), o.count, json_string(r.trace), r.run_id, o.first_seq);
 }
 
 std::string ops(const std::vector<OpCount>& list, const Draft& d) {
@@ -48,36 +49,73 @@ std::string path_ops(const PathOps& p, const Draft& d) {
 
 std::string format_json(const Draft& d) {
   std::string out = "{\n";
-  out += "  \"runs\": " + array(d.runs, [](const RunRef& r) {
-    return fmt::format("{{\"trace\": {}, \"run\": {}, \"argv\": {}, \"cwd\": {}, \"home\": {}, \"state\": {}, "
-                       "\"exit_code\": {}}}",
-                       json_string(r.trace), r.run_id, strings(r.argv), json_string(r.cwd), json_string(r.home),
-                       json_string(r.state), r.exit_code ? std::to_string(*r.exit_code) : "null");
-  }, "  ") + ",\n";
-  out += "  \"grants\": " + array(d.grants, [&](const Grant& g) {
-    std::string covers = "[";
-    for (size_t i = 0; i < g.covers.size(); ++i) covers += (i ? ", " : "") + path_ops(g.covers[i], d);
-    covers += "]";
-    return fmt::format("{{\"kind\": {}, \"path\": {}, \"written\": {}, \"enabled\": {}, \"operations\": {}, "
-                       "\"covers\": {}, \"notes\": {}, \"review\": {}}}",
-                       json_string(g.access == Access::kWrite ? "allow_write" : "allow_read"), json_string(g.path),
-                       json_string(g.written), g.commented_out ? "false" : "true", ops(g.ops, d), covers,
-                       strings(g.notes), strings(g.review));
-  }, "  ") + ",\n";
-  out += "  \"net\": " + array(d.net, [&](const NetGrant& n) {
-    return fmt::format("{{\"kind\": {}, \"value\": {}, \"operations\": [{}], \"review\": {}}}", json_string(n.kind),
-                       json_string(n.value), op(n.seen, d), strings(n.review));
-  }, "  ") + ",\n";
-  out += "  \"conflicts\": " + array(d.conflicts, [](const Conflict& c) {
-    return fmt::format("{{\"path\": {}, \"rule\": {}, \"origin\": {}, \"layer\": {}, \"what\": {}}}",
-                       json_string(c.path), json_string(c.rule), json_string(c.origin), json_string(c.layer),
-                       json_string(c.what));
-  }, "  ") + ",\n";
-  out += "  \"review\": " + array(d.review, [](const ReviewItem& r) {
-    return fmt::format("{{\"path\": {}, \"reason\": {}}}", json_string(r.path), json_string(r.reason));
-  }, "  ") + ",\n";
+  out += "  \"runs\": " +
+         array(
+             d.runs,
+             [](const RunRef& r) {
+               return fmt::format(
+                   "{{\"trace\": {}, \"run\": {}, \"argv\": {}, \"cwd\": {}, \"home\": {}, "
+                   "\"state\": {}, "
+                   "\"exit_code\": {}}}",
+                   json_string(r.trace), r.run_id, strings(r.argv), json_string(r.cwd),
+                   json_string(r.home), json_string(r.state),
+                   r.exit_code ? std::to_string(*r.exit_code) : "null");
+             },
+             "  ") +
+         ",\n";
+  out += "  \"grants\": " +
+         array(
+             d.grants,
+             [&](const Grant& g) {
+               std::string covers = "[";
+               for (size_t i = 0; i < g.covers.size(); ++i)
+                 covers += (i ? ", " : "") + path_ops(g.covers[i], d);
+               covers += "]";
+               return fmt::format(
+                   "{{\"kind\": {}, \"path\": {}, \"written\": {}, \"enabled\": {}, "
+                   "\"operations\": {}, "
+                   "\"covers\": {}, \"notes\": {}, \"review\": {}}}",
+                   json_string(g.access == Access::kWrite ? "allow_write" : "allow_read"),
+                   json_string(g.path), json_string(g.written), g.commented_out ? "false" : "true",
+                   ops(g.ops, d), covers, strings(g.notes), strings(g.review));
+             },
+             "  ") +
+         ",\n";
+  out += "  \"net\": " +
+         array(
+             d.net,
+             [&](const NetGrant& n) {
+               return fmt::format(
+                   "{{\"kind\": {}, \"value\": {}, \"operations\": [{}], \"review\": {}}}",
+                   json_string(n.kind), json_string(n.value), op(n.seen, d), strings(n.review));
+             },
+             "  ") +
+         ",\n";
+  out += "  \"conflicts\": " +
+         array(
+             d.conflicts,
+             [](const Conflict& c) {
+               return fmt::format(
+                   "{{\"path\": {}, \"rule\": {}, \"origin\": {}, \"layer\": {}, \"what\": {}}}",
+                   json_string(c.path), json_string(c.rule), json_string(c.origin),
+                   json_string(c.layer), json_string(c.what));
+             },
+             "  ") +
+         ",\n";
+  out += "  \"review\": " +
+         array(
+             d.review,
+             [](const ReviewItem& r) {
+               return fmt::format("{{\"path\": {}, \"reason\": {}}}", json_string(r.path),
+                                  json_string(r.reason));
+             },
+             "  ") +
+         ",\n";
   out += "  \"passed_through\": " + strings(d.passed_through) + ",\n";
-  out += "  \"not_granted\": " + array(d.not_found, [&](const PathOps& p) { return path_ops(p, d); }, "  ") + ",\n";
+  out += "  \"not_granted\": " +
+         array(
+             d.not_found, [&](const PathOps& p) { return path_ops(p, d); }, "  ") +
+         ",\n";
   auto endpoint = [](const Endpoint& e) {
     return fmt::format("{{\"address\": {}, \"count\": {}}}", json_string(e.address), e.count);
   };

@@ -16,7 +16,8 @@ using schema::AccessKind;
 // The directory part of a clean absolute path, as a view of it.
 std::string_view parent_of(std::string_view path) {
   size_t slash = path.rfind('/');
-  return slash == 0 || slash == std::string_view::npos ? std::string_view("/") : path.substr(0, slash);
+  return slash == 0 || slash == std::string_view::npos ? std::string_view("/")
+                                                       : path.substr(0, slash);
 }
 
 // Deepest common directory of two clean absolute paths.
@@ -70,7 +71,8 @@ class Deriver {
 // `path`, so this allocates nothing.
 std::optional<std::string_view> Deriver::made_root(std::string_view path) const {
   if (made_.empty()) return std::nullopt;
-  for (size_t slash = path.find('/', 1); slash != std::string_view::npos; slash = path.find('/', slash + 1)) {
+  for (size_t slash = path.find('/', 1); slash != std::string_view::npos;
+       slash = path.find('/', slash + 1)) {
     if (made_.count(path.substr(0, slash))) return path.substr(0, slash);
   }
   if (made_.count(path)) return path;
@@ -105,7 +107,6 @@ void Deriver::from_name(const std::string& path, const PathInfo& info) {
       conflicts_.denied(*access.rule, access.layer, path, acts_text(info.acts));
     } else if (access.kind == AccessKind::kAbsent) {
       out_.not_found.push_back(source);
-      out_.not_found_context.push_back(index_);
     }
     return;
   }
@@ -169,9 +170,10 @@ void Deriver::cross_moves() {
 
 void Deriver::settle(Candidate& cand, bool cross) {
   // The sandbox has a /tmp of its own, writable: names the run adds or drops
-  // directly in it need no grant. A move between two directories under /tmp
-  // still does, since the grants below would be separate mounts.
-  if (cand.path == "/tmp" && cand.access == Need::kWrite && !cross) {
+  // directly in it, and looks or probes at /tmp itself, need no grant. A
+  // move between two directories under /tmp still does, since the grants
+  // below would be separate mounts.
+  if (cand.path == "/tmp" && !cross) {
     out_.private_tmp += static_cast<int64_t>(cand.sources.size());
     return;
   }

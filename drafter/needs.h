@@ -19,8 +19,8 @@
 
 namespace cordon::drafter {
 
+// Runs that share a working directory and home, and so one current policy.
 struct Context {
-  std::string cwd, home;
   schema::EffectivePolicy policy;
   Collector collector;
 };
@@ -43,7 +43,6 @@ struct Candidate {
 struct Needs {
   std::vector<Candidate> candidates;
   std::vector<Source> not_found;  // absent under the current policy too
-  std::vector<size_t> not_found_context;
   std::vector<ReviewItem> review;
   int64_t private_tmp = 0;  // names made or dropped directly in /tmp
 };

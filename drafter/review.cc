@@ -12,21 +12,34 @@ namespace {
 
 // Below the home: stores of credentials and tokens.
 constexpr std::array kCredentials = {
-    ".ssh",   ".gnupg",          ".aws",           ".azure", ".config/gcloud", ".config/gh",
-    ".kube",  ".docker",         ".netrc",         ".git-credentials", ".password-store",
-    ".pgpass", ".npmrc",         ".pypirc",        ".cargo/credentials", ".cargo/credentials.toml",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".config/gh",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".password-store",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
 };
 
 // Below the home: read by a shell at every start, so writing one runs code
 // in every later shell.
 constexpr std::array kShellStartup = {
-    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-    ".zshrc",  ".zshenv",       ".zprofile",   ".zlogin",      ".zlogout",
-    ".config/fish",
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",     ".zshrc",
+    ".zshenv", ".zprofile",     ".zlogin",     ".zlogout",     ".config/fish",
 };
 
 bool has_component_pair(std::string_view path, std::string_view needle) {
-  for (size_t at = path.find(needle); at != std::string_view::npos; at = path.find(needle, at + 1)) {
+  for (size_t at = path.find(needle); at != std::string_view::npos;
+       at = path.find(needle, at + 1)) {
     size_t end = at + needle.size();
     if (end == path.size() || path[end] == '/') return true;
   }
@@ -56,7 +69,8 @@ std::string Reviewer::shown(const std::string& path) const {
   return schema::quote_policy_string(home_form(path));
 }
 
-const std::string* Reviewer::match(std::string_view path, const std::vector<std::string>& list, bool& inside) const {
+const std::string* Reviewer::match(std::string_view path, const std::vector<std::string>& list,
+                                   bool& inside) const {
   for (const std::string& full : list) {
     if (util::path_within(path, full)) {
       inside = true;
@@ -71,7 +85,8 @@ const std::string* Reviewer::match(std::string_view path, const std::vector<std:
 }
 
 std::optional<std::string> Reviewer::runs_code_later(std::string_view path) const {
-  if (has_component_pair(path, "/.git/hooks")) return "a git hook: git runs it later, outside any sandbox";
+  if (has_component_pair(path, "/.git/hooks"))
+    return "a git hook: git runs it later, outside any sandbox";
   if (path.ends_with("/.git/config")) {
     return "the git config, whose core.hooksPath or core.fsmonitor makes git run code later";
   }
@@ -80,12 +95,15 @@ std::optional<std::string> Reviewer::runs_code_later(std::string_view path) cons
   if (base == ".vscode" || path.find("/.vscode/") != std::string_view::npos) {
     return "editor settings (.vscode) that can run tasks and tools on the host";
   }
-  if (base == ".cordon.sbx") return "a cordon workspace policy: it decides what the next run may do";
+  if (base == ".cordon.sbx")
+    return "a cordon workspace policy: it decides what the next run may do";
   if (home_.empty()) return std::nullopt;
   bool inside = false;
   const std::string* hit = match(path, shell_startup_, inside);
-  if (hit && inside) return fmt::format("a shell startup file ({}): every later shell runs it", shown(*hit));
-  if (util::path_within(path, cordon_config_)) return "cordon's user policy: it decides what every later run may do";
+  if (hit && inside)
+    return fmt::format("a shell startup file ({}): every later shell runs it", shown(*hit));
+  if (util::path_within(path, cordon_config_))
+    return "cordon's user policy: it decides what every later run may do";
   return std::nullopt;
 }
 
@@ -112,11 +130,13 @@ void Reviewer::review(Grant& g) const {
     }
   }
   if (const std::string* startup = match(g.path, shell_startup_, inside)) {
-    flag(fmt::format("{} the shell startup file {}", inside ? "is" : "covers", shown(*startup)), write);
+    flag(fmt::format("{} the shell startup file {}", inside ? "is" : "covers", shown(*startup)),
+         write);
   }
   if (g.path.find('/', 1) == std::string::npos) flag("a whole top-level directory", false);
   if (write && (util::path_within(g.path, "/etc") || util::path_within(g.path, "/usr"))) {
-    flag(fmt::format("a write under {}", util::path_within(g.path, "/etc") ? "/etc" : "/usr"), false);
+    flag(fmt::format("a write under {}", util::path_within(g.path, "/etc") ? "/etc" : "/usr"),
+         false);
   }
   if (write) {
     if (auto why = runs_code_later(g.path)) flag("writes " + *why, false);

@@ -32,7 +32,8 @@ class Reviewer {
  private:
   // The first of `list` that `path` is at or below (inside) or that lies
   // below `path`; nullptr when none.
-  const std::string* match(std::string_view path, const std::vector<std::string>& list, bool& inside) const;
+  const std::string* match(std::string_view path, const std::vector<std::string>& list,
+                           bool& inside) const;
   std::string shown(const std::string& path) const;
 
   std::string home_;  // empty when unusable

@@ -62,7 +62,8 @@ std::string covers_text(const Grant& g) {
     out += fmt::format("{} ({})", quote_policy_string(relative(g.covers[i].path, g.path)),
                        ops_text(g.covers[i].ops));
   }
-  if (g.covers.size() > kShownNames) out += fmt::format(" and {} more", g.covers.size() - kShownNames);
+  if (g.covers.size() > kShownNames)
+    out += fmt::format(" and {} more", g.covers.size() - kShownNames);
   return out;
 }
 
@@ -81,24 +82,30 @@ void header(std::string& out, const Draft& d) {
     for (const std::string& a : r.argv) argv += (argv.empty() ? "" : " ") + quote_policy_string(a);
     std::string status = r.state;
     if (r.exit_code) status += fmt::format(", exit {}", *r.exit_code);
-    comment(out, "", fmt::format("  run {} of {} ({}) in {}: {}", r.run_id, quote_policy_string(r.trace), status,
-                                 quote_policy_string(r.cwd), argv));
+    comment(out, "",
+            fmt::format("  run {} of {} ({}) in {}: {}", r.run_id, quote_policy_string(r.trace),
+                        status, quote_policy_string(r.cwd), argv));
   }
   if (!d.review.empty()) {
     out += "#\n";
-    comment(out, "", fmt::format("REVIEW ({}): decide on each before applying this draft.", d.review.size()));
+    comment(
+        out, "",
+        fmt::format("REVIEW ({}): decide on each before applying this draft.", d.review.size()));
     for (const ReviewItem& item : d.review) {
       comment(out, "", fmt::format("  - {}: {}", quote_policy_string(item.path), item.reason));
     }
   }
   if (!d.conflicts.empty()) {
     out += "#\n";
-    comment(out, "",
-            fmt::format("CONFLICTS WITH THE CURRENT POLICY ({}): resolving each is part of applying "
-                        "this draft.",
-                        d.conflicts.size()));
+    comment(
+        out, "",
+        fmt::format("CONFLICTS WITH THE CURRENT POLICY ({}): resolving each is part of applying "
+                    "this draft.",
+                    d.conflicts.size()));
     for (const Conflict& c : d.conflicts) {
-      comment(out, "", fmt::format("  - {} at {} (layer {}): {}.", c.rule, c.origin, util::printable(c.layer), c.what));
+      comment(out, "",
+              fmt::format("  - {} at {} (layer {}): {}.", c.rule, c.origin,
+                          util::printable(c.layer), c.what));
     }
   }
 }
@@ -125,23 +132,30 @@ void trailer(std::string& out, const Draft& d) {
   if (!d.passed_through.empty()) {
     section("On the way to other grants (bwrap creates them for the mounts below), not granted:");
     std::string names;
-    for (const std::string& p : d.passed_through) names += (names.empty() ? "" : ", ") + quote_policy_string(p);
+    for (const std::string& p : d.passed_through)
+      names += (names.empty() ? "" : ", ") + quote_policy_string(p);
     comment(out, "", "  " + names);
   }
   if (!d.not_found.empty()) {
-    section(fmt::format("Looked for, never there and never created: not granted ({}):", d.not_found.size()));
+    section(fmt::format("Looked for, never there and never created: not granted ({}):",
+                        d.not_found.size()));
     for (size_t i = 0; i < d.not_found.size() && i < kShownMissing; ++i) {
-      comment(out, "", fmt::format("  {} ({})", quote_policy_string(d.not_found[i].path), ops_text(d.not_found[i].ops)));
+      comment(out, "",
+              fmt::format("  {} ({})", quote_policy_string(d.not_found[i].path),
+                          ops_text(d.not_found[i].ops)));
     }
-    if (d.not_found.size() > kShownMissing) comment(out, "", fmt::format("  and {} more", d.not_found.size() - kShownMissing));
+    if (d.not_found.size() > kShownMissing)
+      comment(out, "", fmt::format("  and {} more", d.not_found.size() - kShownMissing));
   }
   if (!d.loopback.empty()) {
     section("Loopback connects need no rule: the sandbox has a loopback of its own:");
-    for (const Endpoint& e : d.loopback) comment(out, "", fmt::format("  {} \u00d7{}", e.address, e.count));
+    for (const Endpoint& e : d.loopback)
+      comment(out, "", fmt::format("  {} \u00d7{}", e.address, e.count));
   }
   if (!d.abstract_sockets.empty()) {
     section(
-        "Abstract Unix sockets, not drafted: they belong to a network namespace and the sandbox has "
+        "Abstract Unix sockets, not drafted: they belong to a network namespace and the sandbox "
+        "has "
         "its own, so a host service listening on one stays out of reach:");
     for (const Endpoint& e : d.abstract_sockets) {
       comment(out, "", fmt::format("  {} \u00d7{}", quote_policy_string("@" + e.address), e.count));
@@ -175,7 +189,9 @@ std::string format_text(const Draft& d) {
       const NetGrant& n = d.net[i];
       if (i) out += "\n";
       for (const std::string& r : n.review) comment(out, "  ", "REVIEW: " + r);
-      comment(out, "  ", fmt::format("connect{}", n.seen.count > 1 ? fmt::format(" \u00d7{}", n.seen.count) : ""));
+      comment(
+          out, "  ",
+          fmt::format("connect{}", n.seen.count > 1 ? fmt::format(" \u00d7{}", n.seen.count) : ""));
       out += fmt::format("  {} {}\n", n.kind, quote_policy_string(n.value));
     }
     out += "}\n";

@@ -18,8 +18,10 @@ PolicyDiff diff(const std::string& a, const std::string& b) {
 }
 
 TEST(Diff, RestatingWhatIsCoveredIsNoChange) {
-  auto d = diff("fs { allow_read [\"/a\", \"/a/b\"] allow_write \"/w\" }\nnet { allow_tcp \"x.org:1-100\" }",
-                "fs { allow_write \"/w\" allow_read \"/a\" }\nnet { allow_tcp [\"x.org:1-100\", \"x.org:5\"] }");
+  auto d = diff(
+      "fs { allow_read [\"/a\", \"/a/b\"] allow_write \"/w\" }\nnet { allow_tcp \"x.org:1-100\" }",
+      "fs { allow_write \"/w\" allow_read \"/a\" }\nnet { allow_tcp [\"x.org:1-100\", \"x.org:5\"] "
+      "}");
   EXPECT_TRUE(d.equivalent()) << format_diff_text(d, false);
 }
 
@@ -38,6 +40,8 @@ TEST(Diff, ADirectoryNowCoveringWhatAFileDidIsWidened) {
   ASSERT_EQ(d.grants.size(), 1u);
   EXPECT_EQ(d.grants[0].change, "widened");
   EXPECT_EQ(d.grants[0].rule, "allow_read \"/a\"");
+  EXPECT_NE(d.grants[0].detail.find("takes in \"/a/f\" (read)"), std::string::npos)
+      << d.grants[0].detail;
 }
 
 TEST(Diff, ReadToWriteIsWidenedAndWriteToReadNarrowed) {
@@ -55,12 +59,15 @@ TEST(Diff, ADirectoryReplacedByFilesInsideItIsNarrowed) {
   auto d = diff("fs { allow_write \"/a\" }", "fs { allow_write [\"/a/x\", \"/a/y\"] }");
   ASSERT_EQ(d.grants.size(), 1u);
   EXPECT_EQ(d.grants[0].change, "narrowed");
-  EXPECT_NE(d.grants[0].detail.find("now only \"/a/x\" (write), \"/a/y\" (write)"), std::string::npos);
+  EXPECT_NE(d.grants[0].detail.find("now only \"/a/x\" (write), \"/a/y\" (write)"),
+            std::string::npos);
 }
 
 TEST(Diff, DeniesAndNetRulesAddedAndRemoved) {
-  auto d = diff("fs { deny \"~/.aws\" deny_write \"/w/.git\" }\nnet { allow_tcp \"a.org:443\" expose [80] }",
-                "fs { deny [\"~/.aws/x\", \"~/.kube\"] }\nnet { allow_udp \"a.org:53\" }\nenv { pass \"LANG\" }");
+  auto d = diff(
+      "fs { deny \"~/.aws\" deny_write \"/w/.git\" }\nnet { allow_tcp \"a.org:443\" expose [80] }",
+      "fs { deny [\"~/.aws/x\", \"~/.kube\"] }\nnet { allow_udp \"a.org:53\" }\nenv { pass "
+      "\"LANG\" }");
   ASSERT_EQ(d.denies.size(), 3u);
   EXPECT_EQ(d.denies[0].change, "added");
   EXPECT_EQ(d.denies[0].rule, "deny \"/home/u/.kube\"");

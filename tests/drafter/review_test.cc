@@ -18,16 +18,23 @@ bool flagged(const Draft& d, const std::string& path, const std::string& words) 
 // Rule 6: comments with operations and counts; byte-identical output.
 TEST(Rule6, EachGrantNamesItsOperationsWithCounts) {
   TraceBuilder t;
-  for (int i = 0; i < 3; ++i) t.create("/srv/out/f.tmp").rename("/srv/out/f.tmp", "/srv/out/f", i > 0);
+  for (int i = 0; i < 3; ++i)
+    t.create("/srv/out/f.tmp").rename("/srv/out/f.tmp", "/srv/out/f", i > 0);
   Draft d = draft_of(t.write());
   std::string text = format_text(d);
-  EXPECT_NE(text.find("# create \u00d73, rename away \u00d73, rename into place \u00d73\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# create \u00d73, rename away \u00d73, rename into place \u00d73\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("  allow_write \"/srv/out\"\n"), std::string::npos) << text;
 }
 
 TEST(Rule6, TwoDraftsOfTheSameTraceAreByteIdentical) {
   TraceBuilder t;
-  t.read("/srv/z").read("/srv/a/b").create("/srv/m/new").list("/opt2/x").connect("inet", "192.0.2.7", 443);
+  t.read("/srv/z")
+      .read("/srv/a/b")
+      .create("/srv/m/new")
+      .list("/opt2/x")
+      .connect("inet", "192.0.2.7", 443);
   std::string file = t.write();
   std::string first = format_text(draft_of(file)), json = format_json(draft_of(file));
   EXPECT_EQ(first, format_text(draft_of(file)));
@@ -47,12 +54,17 @@ TEST(Rule6, PathsUnderTheRunsHomeAreWrittenWithTilde) {
 
 TEST(Rule6, NamesWithNewlinesAndBadBytesStayOnTheirLine) {
   TraceBuilder t;
-  t.read("/srv/new\nline").read(std::string("/srv/bad\xff\xfe")).create("/srv/d/\xe2\x80\xae" "evil");
+  t.read("/srv/new\nline")
+      .read(std::string("/srv/bad\xff\xfe"))
+      .create(
+          "/srv/d/\xe2\x80\xae"
+          "evil");
   Draft d = draft_of(t.write());  // draft_of checks that it parses
   std::string text = format_text(d);
   EXPECT_NE(text.find("\"/srv/new\\nline\""), std::string::npos);
   EXPECT_NE(text.find("\"/srv/bad\\xff\\xfe\""), std::string::npos);
-  EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos);  // bidi override escaped, even in comments
+  EXPECT_EQ(text.find("\xe2\x80\xae"),
+            std::string::npos);  // bidi override escaped, even in comments
 }
 
 // Rule 7: review flags, and the broadest grants left disabled.
@@ -79,7 +91,9 @@ TEST(Rule7, AGrantOnHomeIsFlaggedAndLeftDisabled) {
 
 TEST(Rule7, CredentialAndShellStartupPathsAreFlagged) {
   TraceBuilder t("/work/proj", "/home/u");
-  t.read("/home/u/.pgpass").open("/home/u/.bashrc", O_WRONLY | O_APPEND, true).list("/home/u/.config");
+  t.read("/home/u/.pgpass")
+      .open("/home/u/.bashrc", O_WRONLY | O_APPEND, true)
+      .list("/home/u/.config");
   Draft d = draft_of(t.write());
   EXPECT_TRUE(find_grant(d, "/home/u/.pgpass")->commented_out);
   EXPECT_TRUE(find_grant(d, "/home/u/.bashrc")->commented_out);
@@ -100,12 +114,24 @@ TEST(Rule7, TopLevelDirectoriesAndWritesUnderEtcAndUsrAreFlagged) {
 
 TEST(Rule7, WritesToFilesThatRunCodeLaterAreFlaggedEvenInsideABroaderGrant) {
   TraceBuilder t;
-  t.create("/srv/repo/.git/hooks/pre-commit").create("/srv/repo/.envrc").create("/srv/repo/.vscode/tasks.json");
+  t.create("/srv/repo/.git/hooks/pre-commit")
+      .create("/srv/repo/.envrc")
+      .create("/srv/repo/.vscode/tasks.json");
   Draft d = draft_of(t.write());
   ASSERT_NE(find_grant(d, "/srv/repo"), nullptr);
   EXPECT_TRUE(flagged(d, "/srv/repo/.git/hooks/pre-commit", "git hook"));
   EXPECT_TRUE(flagged(d, "/srv/repo/.envrc", "direnv"));
   EXPECT_TRUE(flagged(d, "/srv/repo/.vscode/tasks.json", ".vscode"));
+}
+
+TEST(Rule7, OnlyWritesInsideABroaderGrantAreFlagged) {
+  TraceBuilder t;
+  t.create("/srv/repo/new")
+      .read("/srv/repo/.git/config")
+      .event("create", "mkdir", "/srv/repo/.vscode", true);
+  Draft d = draft_of(t.write());
+  ASSERT_NE(find_grant(d, "/srv/repo"), nullptr);
+  EXPECT_TRUE(d.review.empty()) << d.review[0].path << ": " << d.review[0].reason;
 }
 
 TEST(Rule7, ExecOfSomethingWrittenDuringTheRunIsFlagged) {
@@ -118,7 +144,9 @@ TEST(Rule7, ExecOfSomethingWrittenDuringTheRunIsFlagged) {
 // Rule 8: network.
 TEST(Rule8, ANonLoopbackConnectBecomesAFlaggedTcpRule) {
   TraceBuilder t;
-  t.connect("inet", "192.0.2.7", 443).connect("inet", "192.0.2.7", 443).connect("inet6", "2001:db8::1", 80);
+  t.connect("inet", "192.0.2.7", 443)
+      .connect("inet", "192.0.2.7", 443)
+      .connect("inet6", "2001:db8::1", 80);
   Draft d = draft_of(t.write());
   ASSERT_EQ(d.net.size(), 2u);
   EXPECT_EQ(d.net[0].value, "192.0.2.7:443");
@@ -130,7 +158,9 @@ TEST(Rule8, ANonLoopbackConnectBecomesAFlaggedTcpRule) {
 
 TEST(Rule8, LoopbackConnectsNeedNoRule) {
   TraceBuilder t;
-  t.connect("inet", "127.0.0.1", 5432).connect("inet6", "::1", 8080).connect("inet6", "::ffff:127.0.0.2", 1);
+  t.connect("inet", "127.0.0.1", 5432)
+      .connect("inet6", "::1", 8080)
+      .connect("inet6", "::ffff:127.0.0.2", 1);
   Draft d = draft_of(t.write());
   EXPECT_TRUE(d.net.empty());
   EXPECT_EQ(d.loopback.size(), 3u);
@@ -139,7 +169,8 @@ TEST(Rule8, LoopbackConnectsNeedNoRule) {
 
 TEST(Rule8, AUnixSocketIsAFileGrantAndAnAbstractOneAComment) {
   TraceBuilder t;
-  t.connect("unix", "/run/app/app.sock", std::nullopt).connect("unix-abstract", "app-bus", std::nullopt);
+  t.connect("unix", "/run/app/app.sock", std::nullopt)
+      .connect("unix-abstract", "app-bus", std::nullopt);
   Draft d = draft_of(t.write());
   ASSERT_EQ(d.grants.size(), 1u);
   EXPECT_EQ(d.grants[0].path, "/run/app/app.sock");
@@ -163,7 +194,9 @@ TEST(Output, JsonCarriesOperationsCountsAndProvenance) {
   Draft d = draft_of(t.write());
   std::string json = format_json(d);
   EXPECT_NE(json.find("\"kind\": \"allow_read\", \"path\": \"/srv/a\""), std::string::npos) << json;
-  EXPECT_NE(json.find("{\"op\": \"open\", \"count\": 2, \"first\": {\"trace\": "), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"op\": \"open\", \"count\": 2, \"first\": {\"trace\": "),
+            std::string::npos)
+      << json;
   EXPECT_NE(json.find("\"run\": 1, \"seq\": 1}"), std::string::npos) << json;
   EXPECT_NE(json.find("\"conflicts\": []"), std::string::npos);
 }

@@ -21,8 +21,8 @@ namespace cordon::drafter::testing {
 inline std::string temp_path(const std::string& name) {
   static int counter = 0;
   const char* dir = std::getenv("TMPDIR");
-  return std::string(dir && *dir ? dir : "/tmp") + "/cordon-drafter-test-" + std::to_string(::getpid()) + "-" +
-         std::to_string(counter++) + "-" + name;
+  return std::string(dir && *dir ? dir : "/tmp") + "/cordon-drafter-test-" +
+         std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" + name;
 }
 
 class TraceBuilder {
@@ -42,20 +42,26 @@ class TraceBuilder {
     return *this;
   }
   TraceBuilder& open(const std::string& path, int64_t flags, bool existed) {
-    return event("open", "openat", path, existed, flags, (flags & O_CREAT) ? std::optional<int64_t>(0644) : std::nullopt);
+    return event("open", "openat", path, existed, flags,
+                 (flags & O_CREAT) ? std::optional<int64_t>(0644) : std::nullopt);
   }
   TraceBuilder& read(const std::string& path) { return open(path, O_RDONLY, true); }
-  TraceBuilder& create(const std::string& path) { return open(path, O_WRONLY | O_CREAT | O_TRUNC, false); }
+  TraceBuilder& create(const std::string& path) {
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC, false);
+  }
   TraceBuilder& stat(const std::string& path, bool existed = true) {
     return event("stat", "newfstatat", path, existed, 0);
   }
   TraceBuilder& mkdir(const std::string& path, bool existed = false) {
     return event("create", "mkdir", path, existed, std::nullopt, 0755);
   }
-  TraceBuilder& exec(const std::string& path, bool existed = true) { return event("exec", "execve", path, existed); }
+  TraceBuilder& exec(const std::string& path, bool existed = true) {
+    return event("exec", "execve", path, existed);
+  }
   TraceBuilder& list(const std::string& path) { return event("list", "getdents64", path, true); }
   TraceBuilder& remove(const std::string& path) { return event("remove", "unlink", path, true); }
-  TraceBuilder& move(const std::string& op, const std::string& from, const std::string& to, bool to_existed) {
+  TraceBuilder& move(const std::string& op, const std::string& from, const std::string& to,
+                     bool to_existed) {
     schema::EventRecord e = next(op, op);
     e.path = e.abs_path = from;
     e.existed = true;
@@ -67,8 +73,11 @@ class TraceBuilder {
   TraceBuilder& rename(const std::string& from, const std::string& to, bool to_existed = false) {
     return move("rename", from, to, to_existed);
   }
-  TraceBuilder& link(const std::string& from, const std::string& to) { return move("link", from, to, false); }
-  TraceBuilder& connect(const std::string& family, const std::string& addr, std::optional<int64_t> port) {
+  TraceBuilder& link(const std::string& from, const std::string& to) {
+    return move("link", from, to, false);
+  }
+  TraceBuilder& connect(const std::string& family, const std::string& addr,
+                        std::optional<int64_t> port) {
     schema::EventRecord e = next("connect", "connect");
     e.net_family = family;
     e.net_addr = addr;
@@ -126,7 +135,8 @@ class TraceBuilder {
 // The base layer for the run, plus `extra` policy text as a layer of its own
 // (named "extra.sbx" in origins).
 inline PolicyLoader policy_with(std::string extra = "") {
-  return [extra](const std::string& cwd, const std::string& home) -> util::Result<schema::EffectivePolicy> {
+  return [extra](const std::string& cwd,
+                 const std::string& home) -> util::Result<schema::EffectivePolicy> {
     std::vector<schema::Layer> layers;
     auto base = schema::base_policy(cwd, home);
     if (!base) return base.error();
