@@ -78,7 +78,7 @@ util::Result<size_t> Drafter::context_for(const std::string& cwd, const std::str
 util::Status Drafter::read(const std::string& file) {
   auto db = schema::TraceDb::open_for_reading(file);
   if (!db) return db.error();
-  auto runs = db->runs();
+  auto runs = db->runs(/*count_events=*/false);
   if (!runs) return runs.error();
   // run id -> (index into draft_.runs, context)
   std::map<int64_t, std::pair<uint32_t, Context*>> by_id;

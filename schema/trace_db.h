@@ -117,7 +117,9 @@ class TraceDb {
                           std::optional<int64_t> exit_signal, int64_t ended_at,
                           const std::string& note);
 
-  util::Result<std::vector<RunSummary>> runs() const;
+  // With `count_events`, each summary's event counts come from a scan of
+  // the events; without, they stay zero (the drafter needs no counts).
+  util::Result<std::vector<RunSummary>> runs(bool count_events = true) const;
   util::Result<std::vector<ProcessRecord>> processes(int64_t run_id) const;
   // Calls `fn` for each matching event in (run, seq) order; stops early when
   // `fn` returns false.
