@@ -26,7 +26,8 @@ SH
 raw_bwrap() {
   "$cordon" run --dry-run -- "$@" | python3 -c '
 import shlex, sys
-args = [shlex.split(l)[0] if l.strip() else "" for l in sys.stdin.read().splitlines()]
+lines = sys.stdin.read().split("\n\n")[0].splitlines()
+args = [shlex.split(l)[0] for l in lines]
 out, i = [], 0
 while i < len(args):
     a = args[i]
