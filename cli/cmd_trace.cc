@@ -1,16 +1,11 @@
-#include <unistd.h>
-
-#include <cstdlib>
-
 #include <cxxopts.hpp>
 #include <fmt/format.h>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
-#include "schema/policy/policy.h"
+#include "cli/trace_run.h"
 #include "schema/trace_db.h"
-#include "tracer/tracer.h"
 #include "util/path.h"
 
 namespace cordon::cli {
@@ -23,51 +18,16 @@ int cmd_trace(const std::vector<std::string>& args) {
   }
   cxxopts::Options options("cordon trace", "Record what a command does");
   options.add_options()("o,output", "trace file (appended to as a new run if it exists)",
-                        cxxopts::value<std::string>())(
-      "policy", "apply this policy's denies while learning", cxxopts::value<std::vector<std::string>>())(
-      "timeout", "end the command after this many seconds", cxxopts::value<double>());
+                        cxxopts::value<std::string>());
+  add_trace_options(options);
   std::vector<const char*> argv{"cordon trace"};
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
 
   tracer::TraceOptions topt;
-  topt.command = command;
-  topt.output = parsed.count("output") ? parsed["output"].as<std::string>()
-                                       : tracer::default_trace_path(command[0]);
-  if (parsed.count("timeout")) {
-    double t = parsed["timeout"].as<double>();
-    if (!(t > 0)) {
-      report("trace: --timeout must be a positive number of seconds");
-      return kUsage;
-    }
-    topt.timeout_seconds = t;
-  }
-  if (parsed.count("policy")) {
-    // Only the denies matter while learning: everything else is let through
-    // so the trace shows what the command reaches for.
-    const char* home = std::getenv("HOME");
-    for (const auto& file : parsed["policy"].as<std::vector<std::string>>()) {
-      auto policy = schema::load_policy_file(file, home ? home : "/");
-      if (!policy) {
-        report(policy.error().message);
-        return kCordonFailed;
-      }
-      for (const auto& rule : policy->rules) {
-        if (rule.kind == schema::RuleKind::kDeny) topt.deny.push_back(rule.value);
-      }
-    }
-  }
-  topt.status_line = ::isatty(STDERR_FILENO) == 1;
-
-  auto outcome = tracer::run_trace(topt);
-  if (!outcome) {
-    report(outcome.error().message);
-    return kCordonFailed;
-  }
-  if (!outcome->message.empty()) report(outcome->message);
-  fmt::print(stderr, "cordon: trace: {} (run {}, {} events, {} processes)\n",
-             util::printable(outcome->output), outcome->run_id, outcome->events, outcome->processes);
-  return outcome->exit_code;
+  if (auto stop = trace_options(parsed, "trace", command, "output", topt)) return *stop;
+  auto outcome = run_and_report(topt);
+  return outcome ? outcome->exit_code : kCordonFailed;
 }
 
 int cmd_merge(const std::vector<std::string>& args) {
