@@ -2,8 +2,8 @@
 // with where each rule came from.
 #include <optional>
 
-#include <cxxopts.hpp>
 #include <fmt/format.h>
+#include <cxxopts.hpp>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"

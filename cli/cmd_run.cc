@@ -3,13 +3,13 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include <cxxopts.hpp>
 #include <fmt/format.h>
+#include <cxxopts.hpp>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/policy_layers.h"
 #include "cli/exit_codes.h"
+#include "cli/policy_layers.h"
 #include "cli/shell_quote.h"
 #include "enforcer/enforcer.h"
 #include "schema/policy/policy.h"
@@ -23,16 +23,20 @@ int cmd_run(const std::vector<std::string>& args) {
   std::vector<std::string> opts, command;
   if (!split_command(args, opts, command) || command.empty()) {
     report(
-        "run: usage: cordon run [--policy FILE]... [--no-workspace-policy] [--dry-run] [--no-context] "
+        "run: usage: cordon run [--policy FILE]... [--no-workspace-policy] [--dry-run] "
+        "[--no-context] "
         "[--dns-upstream ADDR[:PORT]] -- "
         "CMD [ARG...]");
     return kUsage;
   }
   cxxopts::Options options("cordon run", "Run a command confined to the effective policy");
-  options.add_options()("policy", "add this policy layer", cxxopts::value<std::vector<std::string>>())(
-      "no-workspace-policy", "ignore ./.cordon.sbx")("dry-run", "print the bwrap command line and the context file, and run nothing")(
+  options.add_options()("policy", "add this policy layer",
+                        cxxopts::value<std::vector<std::string>>())("no-workspace-policy",
+                                                                    "ignore ./.cordon.sbx")(
+      "dry-run", "print the bwrap command line and the context file, and run nothing")(
       "no-context", "do not give the sandbox its context file")(
-      "dns-upstream", "resolver the network proxy asks for allowed names (ADDR[:PORT])", cxxopts::value<std::string>());
+      "dns-upstream", "resolver the network proxy asks for allowed names (ADDR[:PORT])",
+      cxxopts::value<std::string>());
   std::vector<const char*> argv{"cordon run"};
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());

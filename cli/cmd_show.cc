@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include <cxxopts.hpp>
 #include <fmt/format.h>
+#include <cxxopts.hpp>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -41,7 +41,9 @@ std::string json_opt(const std::optional<T>& v) {
   return v ? fmt::format("{}", *v) : "null";
 }
 
-std::string json_opt_str(const std::optional<std::string>& v) { return v ? json_string(*v) : "null"; }
+std::string json_opt_str(const std::optional<std::string>& v) {
+  return v ? json_string(*v) : "null";
+}
 
 std::string json_opt_bool(const std::optional<bool>& v) {
   return v ? (*v ? "true" : "false") : "null";
@@ -60,10 +62,10 @@ std::string event_json(int64_t run, const schema::EventRecord& e) {
       "\"flags\":{},\"mode\":{},\"fault\":{},\"net_family\":{},\"net_addr\":{},\"net_port\":{},"
       "\"argv\":{},\"errno\":{}}}",
       run, e.seq, e.time_ns, e.pid, e.tid, json_string(e.syscall), json_string(e.op),
-      json_opt_str(e.path), json_opt_str(e.abs_path), json_opt_bool(e.existed), json_opt_str(e.path2),
-      json_opt_str(e.abs_path2), json_opt_bool(e.existed2), json_opt(e.flags), json_opt(e.mode),
-      json_opt_str(e.fault), json_opt_str(e.net_family), json_opt_str(e.net_addr), json_opt(e.net_port),
-      argv, json_opt(e.error));
+      json_opt_str(e.path), json_opt_str(e.abs_path), json_opt_bool(e.existed),
+      json_opt_str(e.path2), json_opt_str(e.abs_path2), json_opt_bool(e.existed2),
+      json_opt(e.flags), json_opt(e.mode), json_opt_str(e.fault), json_opt_str(e.net_family),
+      json_opt_str(e.net_addr), json_opt(e.net_port), argv, json_opt(e.error));
 }
 
 std::string event_text(int64_t run, const schema::EventRecord& e) {
@@ -73,7 +75,8 @@ std::string event_text(int64_t run, const schema::EventRecord& e) {
   } else if (e.path) {
     what = util::printable(*e.path);
   }
-  if (e.abs_path2 || e.path2) what += " -> " + util::printable(e.abs_path2 ? *e.abs_path2 : *e.path2);
+  if (e.abs_path2 || e.path2)
+    what += " -> " + util::printable(e.abs_path2 ? *e.abs_path2 : *e.path2);
   if (e.net_family && e.net_family != "unix") {
     what = fmt::format("{} {}{}", *e.net_family, util::printable(e.net_addr.value_or("")),
                        e.net_port ? fmt::format(" port {}", *e.net_port) : "");
@@ -100,7 +103,8 @@ void print_run_text(const schema::RunSummary& r) {
              r.cordon_version, r.sync_wakeup ? "on" : "off");
   if (r.note) fmt::print("  note:      {}\n", util::printable(*r.note));
   std::string ops;
-  for (const auto& [op, n] : r.events_by_op) ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", op, n);
+  for (const auto& [op, n] : r.events_by_op)
+    ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", op, n);
   fmt::print("  processes: {}\n  events:    {}{}\n", r.process_count, r.event_count,
              ops.empty() ? "" : " (" + ops + ")");
 }
@@ -111,7 +115,8 @@ std::string run_json(const schema::RunSummary& r) {
   argv += "]";
   std::string ops = "{";
   for (size_t i = 0; i < r.events_by_op.size(); ++i) {
-    ops += fmt::format("{}{}:{}", i ? "," : "", json_string(r.events_by_op[i].first), r.events_by_op[i].second);
+    ops += fmt::format("{}{}:{}", i ? "," : "", json_string(r.events_by_op[i].first),
+                       r.events_by_op[i].second);
   }
   ops += "}";
   return fmt::format(
@@ -133,8 +138,8 @@ int cmd_show(const std::vector<std::string>& args) {
   options.add_options()("json", "machine-readable output")("events", "list the events")(
       "path", "only events on this path or below", cxxopts::value<std::string>())(
       "op", "only events of this operation class", cxxopts::value<std::string>())(
-      "run", "only this run", cxxopts::value<int64_t>())(
-      "trace", "trace file", cxxopts::value<std::string>());
+      "run", "only this run", cxxopts::value<int64_t>())("trace", "trace file",
+                                                         cxxopts::value<std::string>());
   options.parse_positional({"trace"});
   std::vector<const char*> argv{"cordon show"};
   for (const auto& a : args) argv.push_back(a.c_str());

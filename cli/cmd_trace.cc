@@ -1,5 +1,5 @@
-#include <cxxopts.hpp>
 #include <fmt/format.h>
+#include <cxxopts.hpp>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -13,7 +13,9 @@ namespace cordon::cli {
 int cmd_trace(const std::vector<std::string>& args) {
   std::vector<std::string> opts, command;
   if (!split_command(args, opts, command) || command.empty()) {
-    report("trace: usage: cordon trace [--output FILE.db] [--policy FILE]... [--timeout SECONDS] -- CMD [ARG...]");
+    report(
+        "trace: usage: cordon trace [--output FILE.db] [--policy FILE]... [--timeout SECONDS] -- "
+        "CMD [ARG...]");
     return kUsage;
   }
   cxxopts::Options options("cordon trace", "Record what a command does");

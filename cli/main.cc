@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <cxxopts.hpp>
 #include <fmt/format.h>
+#include <cxxopts.hpp>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -14,7 +14,9 @@
 
 namespace cordon::cli {
 
-void report(const std::string& what) { fmt::print(stderr, "cordon: {}\n", what); }
+void report(const std::string& what) {
+  fmt::print(stderr, "cordon: {}\n", what);
+}
 
 namespace {
 
@@ -25,14 +27,17 @@ constexpr const char* kUsageText =
     "  show [--json] [--events [--path P] [--op OP]] TRACE.db    summarise or list a trace\n"
     "  merge OUT.db IN.db...                                     copy runs into one trace\n"
     "  run [--policy FILE]... [--dry-run] -- CMD [ARG...]       run CMD confined to the policy\n"
-    "  doctor [--json]                                           check what this host gives cordon\n"
+    "  doctor [--json]                                           check what this host gives "
+    "cordon\n"
     "  learn [--trace FILE.db] [--policy FILE]... [--output FILE] -- CMD [ARG...]\n"
     "                                                            trace CMD, then draft its policy\n"
     "  draft [--policy FILE]... [--output FILE] [--json] TRACE.db...\n"
-    "                                                            fold traces into a policy fragment\n"
+    "                                                            fold traces into a policy "
+    "fragment\n"
     "  diff [--json] OLD.sbx NEW.sbx                             compare two policies by coverage\n"
     "  why [--policy FILE]... PATH...                            which rule decides each path\n"
-    "  policy base | policy show [--json] [--policy FILE]...     the base layer; the layers in force\n"
+    "  policy base | policy show [--json] [--policy FILE]...     the base layer; the layers in "
+    "force\n"
     "\n"
     "See docs/ for the trace schema, learn rules and exit codes.\n";
 

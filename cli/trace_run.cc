@@ -66,7 +66,8 @@ std::optional<tracer::TraceOutcome> run_and_report(const tracer::TraceOptions& o
   }
   if (!outcome->message.empty()) report(outcome->message);
   fmt::print(stderr, "cordon: trace: {} (run {}, {} events, {} processes)\n",
-             util::printable(outcome->output), outcome->run_id, outcome->events, outcome->processes);
+             util::printable(outcome->output), outcome->run_id, outcome->events,
+             outcome->processes);
   return std::move(*outcome);
 }
 

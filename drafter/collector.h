@@ -63,10 +63,10 @@ struct Collector {
   std::map<std::string, Sighting> loopback;  // same form
   std::map<std::string, Sighting> abstract_sockets;
   std::map<std::string, Sighting> exec_of_written;  // path
-  int64_t device_or_proc = 0;              // calls on /dev or /proc paths
-  int64_t faults = 0;                      // a path argument could not be read
-  int64_t other_connects = 0;              // families with nothing to draft
-  std::map<std::string, int64_t> refused;  // syscall -> count
+  int64_t device_or_proc = 0;                       // calls on /dev or /proc paths
+  int64_t faults = 0;                               // a path argument could not be read
+  int64_t other_connects = 0;                       // families with nothing to draft
+  std::map<std::string, int64_t> refused;           // syscall -> count
 
  private:
   void act(const std::string& path, Act act, std::optional<bool> existed, uint32_t run,

@@ -29,7 +29,8 @@ util::Status check_command(const RunRequest& req) {
   const std::string& name = req.command.front();
   if (name.find('/') != std::string::npos) {
     int err = try_path(req, util::join_path(req.cwd, name));
-    if (err == ENOENT) return util::Error{util::printable(name) + ": not found in the sandbox", ENOENT};
+    if (err == ENOENT)
+      return util::Error{util::printable(name) + ": not found in the sandbox", ENOENT};
     if (err == EACCES) return util::Error{util::printable(name) + ": not executable", EACCES};
     return {};
   }

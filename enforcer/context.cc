@@ -43,14 +43,21 @@ std::string render_context(const ContextInput& in) {
   for (const auto& op : in.plan->ops) {
     std::string access;
     switch (op.kind) {
-      case MountKind::kBind: access = "read-write"; break;
-      case MountKind::kRoBind: access = op.source == "/dev/null" ? "" : "read-only"; break;
+      case MountKind::kBind:
+        access = "read-write";
+        break;
+      case MountKind::kRoBind:
+        access = op.source == "/dev/null" ? "" : "read-only";
+        break;
       case MountKind::kTmpfs:
         if (op.dest == "/tmp") tmp_private = true;
         access = op.dest == in.home ? "" : "private, empty at start, discarded at exit";
         break;
-      case MountKind::kSymlink: access = "symlink to " + cell(op.source); break;
-      default: break;
+      case MountKind::kSymlink:
+        access = "symlink to " + cell(op.source);
+        break;
+      default:
+        break;
     }
     if (access.empty()) continue;
     const bool personal = util::path_within(op.dest, in.home) || util::path_within(op.dest, in.cwd);
@@ -84,8 +91,10 @@ std::string render_context(const ContextInput& in) {
         "sandbox, not the host).\n";
   } else {
     out +=
-        "\n## Network\n\nOutgoing TCP reaches only these destinations, through cordon's proxy; every other "
-        "connection is reset and every other name does not resolve. UDP other than DNS goes nowhere. "
+        "\n## Network\n\nOutgoing TCP reaches only these destinations, through cordon's proxy; "
+        "every other "
+        "connection is reset and every other name does not resolve. UDP other than DNS goes "
+        "nowhere. "
         "127.0.0.1 here is the sandbox's own loopback; `host.internal` is the host's.\n\n";
     for (const auto& d : in.net_allowed) out += "- " + cell(d) + "\n";
   }

@@ -20,9 +20,9 @@ struct ContextInput {
   const MountPlan* plan = nullptr;
   std::string cwd;
   std::string home;
-  std::vector<std::string> denied;      // deny rules' paths
-  std::vector<std::string> passed_env;  // names
-  std::vector<std::string> net_allowed; // allow_tcp destinations; empty: no network
+  std::vector<std::string> denied;       // deny rules' paths
+  std::vector<std::string> passed_env;   // names
+  std::vector<std::string> net_allowed;  // allow_tcp destinations; empty: no network
 };
 
 std::string render_context(const ContextInput& input);

@@ -38,7 +38,8 @@ util::Result<Fd> open_source(const std::string& path) {
   if (!fd) return util::sys_error("open " + util::printable(path));
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return util::sys_error("stat " + util::printable(path));
-  if (S_ISLNK(st.st_mode)) return Error{"refusing to run: " + util::printable(path) + " became a symlink"};
+  if (S_ISLNK(st.st_mode))
+    return Error{"refusing to run: " + util::printable(path) + " became a symlink"};
   return fd;
 }
 
@@ -46,7 +47,8 @@ util::Result<Fd> open_source(const std::string& path) {
 util::Result<Fd> data_fd(const std::string& contents) {
   Fd fd(::memfd_create("cordon-data", MFD_CLOEXEC));
   if (!fd) return util::sys_error("memfd_create");
-  if (::write(fd.get(), contents.data(), contents.size()) != static_cast<ssize_t>(contents.size()) ||
+  if (::write(fd.get(), contents.data(), contents.size()) !=
+          static_cast<ssize_t>(contents.size()) ||
       ::lseek(fd.get(), 0, SEEK_SET) != 0) {
     return util::sys_error("memfd write");
   }
@@ -69,7 +71,8 @@ util::Result<Launch> prepare(const RunRequest& req) {
     return Error{fmt::format("refusing to run: bwrap here is {} ({}); see `cordon doctor`",
                              grade_name(*grade), why.empty() ? "cached" : why)};
   }
-  auto plan = plan_mounts(*req.policy, PlanInput{req.cwd, req.home, req.workspace_policy, req.context});
+  auto plan =
+      plan_mounts(*req.policy, PlanInput{req.cwd, req.home, req.workspace_policy, req.context});
   if (!plan) return plan.error();
 
   Launch l;
@@ -80,7 +83,10 @@ util::Result<Launch> prepare(const RunRequest& req) {
     // The setup helper is cordon itself, mounted on the sandbox's own /run.
     bool own_run = false;
     for (const auto& op : l.plan.ops) own_run |= op.kind == MountKind::kTmpfs && op.dest == "/run";
-    if (!own_run) return Error{"allow_tcp needs the sandbox's own /run, which a grant of /run replaces; refusing to run"};
+    if (!own_run)
+      return Error{
+          "allow_tcp needs the sandbox's own /run, which a grant of /run replaces; refusing to "
+          "run"};
     std::string exe = req.cordon_exe.empty() ? "/proc/self/exe" : req.cordon_exe;
     self_exe = Fd(::open(exe.c_str(), O_PATH | O_CLOEXEC));
     if (!self_exe) return util::sys_error("open " + util::printable(exe));
@@ -107,8 +113,8 @@ util::Result<Launch> prepare(const RunRequest& req) {
     a.erase(std::find(a.begin(), a.end(), "--disable-userns"));
     // CAP_SETFCAP: the kernel lets a new user namespace map the parent's
     // uid 0 (here, the helper itself) only if its creator held it.
-    a.insert(a.end(), {"--uid", "0", "--gid", "0", "--cap-add", "CAP_NET_ADMIN", "--cap-add", "CAP_NET_RAW",
-                       "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_SETFCAP"});
+    a.insert(a.end(), {"--uid", "0", "--gid", "0", "--cap-add", "CAP_NET_ADMIN", "--cap-add",
+                       "CAP_NET_RAW", "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_SETFCAP"});
   }
   auto keep = [&](Fd fd) {
     a.push_back(std::to_string(fd.get()));
@@ -124,7 +130,8 @@ util::Result<Launch> prepare(const RunRequest& req) {
     }
   }
   if (req.context) {
-    ContextInput in{&l.plan, req.cwd, req.home, {}, {}, *net ? (*net)->allowed : std::vector<std::string>{}};
+    ContextInput in{&l.plan, req.cwd, req.home,
+                    {},      {},      *net ? (*net)->allowed : std::vector<std::string>{}};
     for (const auto* r : req.policy->rules_of(RuleKind::kDeny)) in.denied.push_back(r->value);
     for (const auto& [name, value] : env) in.passed_env.push_back(name);
     l.context = render_context(in);
@@ -145,10 +152,18 @@ util::Result<Launch> prepare(const RunRequest& req) {
         a.push_back(op.dest);
         break;
       }
-      case MountKind::kDev: a.insert(a.end(), {"--dev", op.dest}); break;
-      case MountKind::kProc: a.insert(a.end(), {"--proc", op.dest}); break;
-      case MountKind::kTmpfs: a.insert(a.end(), {"--tmpfs", op.dest}); break;
-      case MountKind::kEmptyDir: a.insert(a.end(), {"--tmpfs", op.dest, "--remount-ro", op.dest}); break;
+      case MountKind::kDev:
+        a.insert(a.end(), {"--dev", op.dest});
+        break;
+      case MountKind::kProc:
+        a.insert(a.end(), {"--proc", op.dest});
+        break;
+      case MountKind::kTmpfs:
+        a.insert(a.end(), {"--tmpfs", op.dest});
+        break;
+      case MountKind::kEmptyDir:
+        a.insert(a.end(), {"--tmpfs", op.dest, "--remount-ro", op.dest});
+        break;
       case MountKind::kEmptyFile: {
         auto fd = data_fd("");
         if (!fd) return fd.error();
@@ -157,8 +172,12 @@ util::Result<Launch> prepare(const RunRequest& req) {
         a.push_back(op.dest);
         break;
       }
-      case MountKind::kDir: a.insert(a.end(), {"--dir", op.dest}); break;
-      case MountKind::kSymlink: a.insert(a.end(), {"--symlink", op.source, op.dest}); break;
+      case MountKind::kDir:
+        a.insert(a.end(), {"--dir", op.dest});
+        break;
+      case MountKind::kSymlink:
+        a.insert(a.end(), {"--symlink", op.source, op.dest});
+        break;
       case MountKind::kContext: {
         auto fd = data_fd(l.context);
         if (!fd) return fd.error();
@@ -221,7 +240,8 @@ util::Result<RunOutcome> execute(Launch l) {
 
   std::vector<int> keep;
   for (const auto& fd : l.fds) keep.push_back(fd.get());
-  const bool stub_existed = l.plan.workspace_stub && ::access(l.plan.workspace_stub->c_str(), F_OK) == 0;
+  const bool stub_existed =
+      l.plan.workspace_stub && ::access(l.plan.workspace_stub->c_str(), F_OK) == 0;
   if (l.net) l.net->start();
   auto child = util::spawn(l.argv, keep);
   if (!child) return child.error();
@@ -246,7 +266,8 @@ util::Result<RunOutcome> execute(Launch l) {
       if (si.ssi_code == SI_KERNEL && (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT)) continue;
       if (!forced) {
         forced = 128 + static_cast<int>(si.ssi_signo);
-        out.message = fmt::format("interrupted by {}", ::sigabbrev_np(static_cast<int>(si.ssi_signo)));
+        out.message =
+            fmt::format("interrupted by {}", ::sigabbrev_np(static_cast<int>(si.ssi_signo)));
         // --die-with-parent takes the namespace's init, and so every
         // process of the sandbox, with bwrap.
         child->kill(SIGKILL);
@@ -265,7 +286,8 @@ util::Result<RunOutcome> execute(Launch l) {
   // away unless something was written into it since.
   if (l.plan.workspace_stub && !stub_existed) {
     struct stat st;
-    if (::lstat(l.plan.workspace_stub->c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+    if (::lstat(l.plan.workspace_stub->c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size == 0) {
       ::unlink(l.plan.workspace_stub->c_str());
     }
   }

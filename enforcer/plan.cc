@@ -35,8 +35,8 @@ size_t depth(const std::string& path) {
 }
 
 std::string origin_of(const schema::Rule& rule) {
-  return fmt::format("{} {}:{}", schema::rule_kind_name(rule.kind), util::printable(rule.origin.file),
-                     rule.origin.line);
+  return fmt::format("{} {}:{}", schema::rule_kind_name(rule.kind),
+                     util::printable(rule.origin.file), rule.origin.line);
 }
 
 // lstat that never opens the path, so a FIFO or device is only looked at.
@@ -70,7 +70,8 @@ struct Grant {
 
 class Planner {
  public:
-  Planner(const schema::EffectivePolicy& policy, const PlanInput& input) : policy_(policy), in_(input) {}
+  Planner(const schema::EffectivePolicy& policy, const PlanInput& input)
+      : policy_(policy), in_(input) {}
 
   util::Result<MountPlan> run();
 
@@ -110,9 +111,14 @@ void Planner::collect() {
           g.writable = g.writable || rule.kind == RuleKind::kAllowWrite;
           break;
         }
-        case RuleKind::kDenyWrite: deny_write_.push_back(&rule); break;
-        case RuleKind::kDeny: deny_.push_back(&rule); break;
-        default: break;
+        case RuleKind::kDenyWrite:
+          deny_write_.push_back(&rule);
+          break;
+        case RuleKind::kDeny:
+          deny_.push_back(&rule);
+          break;
+        default:
+          break;
       }
     }
   }
@@ -135,7 +141,8 @@ void Planner::collect() {
 const std::pair<const std::string, Grant>* Planner::covering_grant(const std::string& path) const {
   const std::pair<const std::string, Grant>* best = nullptr;
   for (const auto& entry : grants_) {
-    if (path_within(path, entry.first) && (!best || entry.first.size() > best->first.size())) best = &entry;
+    if (path_within(path, entry.first) && (!best || entry.first.size() > best->first.size()))
+      best = &entry;
   }
   return best;
 }
@@ -198,7 +205,8 @@ void Planner::plan_deny_write() {
     const std::string& d = rule->value;
     if (d == in_.workspace_policy) continue;  // plan_workspace_policy covers it
     auto cover = covering_grant(d);
-    if (!cover || !cover->second.writable || policy_.decide(d).kind == AccessKind::kDenied) continue;
+    if (!cover || !cover->second.writable || policy_.decide(d).kind == AccessKind::kDenied)
+      continue;
     auto st = inspect(d);
     if (!st || S_ISLNK(st->st_mode)) continue;
     if (writable_grants_inside(d).empty()) {
@@ -259,14 +267,16 @@ void Planner::plan_deny() {
             "sandboxed process can create it: a deny cannot be mounted over a path that is not "
             "there. Create it yourself to close the gap: {}",
             util::printable(x), util::printable(cover->first),
-            x.ends_with("rc") || x.ends_with("profile") || x.ends_with("zshenv") || x.ends_with("login")
+            x.ends_with("rc") || x.ends_with("profile") || x.ends_with("zshenv") ||
+                    x.ends_with("login")
                 ? "touch " + util::printable(x)
                 : "mkdir -m 700 " + util::printable(x)));
       }
       continue;
     }
     if (!cover) continue;  // nothing grants it: absent already
-    add(kDeny, S_ISDIR(st->st_mode) ? MountKind::kEmptyDir : MountKind::kEmptyFile, x, "", origin_of(*rule));
+    add(kDeny, S_ISDIR(st->st_mode) ? MountKind::kEmptyDir : MountKind::kEmptyFile, x, "",
+        origin_of(*rule));
   }
 }
 
@@ -304,11 +314,11 @@ util::Status Planner::check_destinations() const {
         if (!next) break;  // bwrap will create it
         struct stat st;
         if (::fstat(next.get(), &st) == 0 && S_ISLNK(st.st_mode)) {
-          return Error{fmt::format("refusing to run: {} is a symlink inside the writable grant {} "
-                                   "(left by an earlier run?); bwrap would follow it while "
-                                   "mounting {}. Remove it and run again",
-                                   util::printable(walked), util::printable(root),
-                                   util::printable(dest))};
+          return Error{
+              fmt::format("refusing to run: {} is a symlink inside the writable grant {} "
+                          "(left by an earlier run?); bwrap would follow it while "
+                          "mounting {}. Remove it and run again",
+                          util::printable(walked), util::printable(root), util::printable(dest))};
         }
         at = std::move(next);
         pos = slash + 1;

@@ -58,7 +58,6 @@ std::optional<int64_t> col_int(const SQLite::Column& c) {
   return c.getInt64();
 }
 
-
 // Classifies an open database: 0 = empty, -1 = not ours, else its version.
 int trace_version(SQLite::Database& db) {
   int version = db.execAndGet("PRAGMA user_version").getInt();
@@ -71,11 +70,14 @@ int trace_version(SQLite::Database& db) {
 }
 
 Status check_version(const std::string& path, int version) {
-  if (version < 0) return Error{util::printable(path) + ": not a cordon trace (an SQLite database of something else)"};
+  if (version < 0)
+    return Error{util::printable(path) +
+                 ": not a cordon trace (an SQLite database of something else)"};
   if (version > kTraceSchemaVersion) {
-    return Error{fmt::format("{}: trace schema version {} is newer than this cordon understands ({}); "
-                             "use a newer cordon",
-                             util::printable(path), version, kTraceSchemaVersion)};
+    return Error{
+        fmt::format("{}: trace schema version {} is newer than this cordon understands ({}); "
+                    "use a newer cordon",
+                    util::printable(path), version, kTraceSchemaVersion)};
   }
   return {};
 }
@@ -84,11 +86,16 @@ Status check_version(const std::string& path, int version) {
 
 const char* run_state_name(RunState state) {
   switch (state) {
-    case RunState::kRunning: return "running";
-    case RunState::kComplete: return "complete";
-    case RunState::kInterrupted: return "interrupted";
-    case RunState::kTimeout: return "timeout";
-    case RunState::kFailed: return "failed";
+    case RunState::kRunning:
+      return "running";
+    case RunState::kComplete:
+      return "complete";
+    case RunState::kInterrupted:
+      return "interrupted";
+    case RunState::kTimeout:
+      return "timeout";
+    case RunState::kFailed:
+      return "failed";
   }
   return "failed";
 }
@@ -122,7 +129,8 @@ TraceDb::~TraceDb() = default;
 
 Result<TraceDb> TraceDb::open_for_writing(const std::string& path) {
   try {
-    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    auto db =
+        std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db->exec("PRAGMA busy_timeout = 5000");
     int version = trace_version(*db);
     if (auto st = check_version(path, version); !st) return st.error();
@@ -151,15 +159,16 @@ Result<TraceDb> TraceDb::open_for_writing(const std::string& path) {
 Result<TraceDb> TraceDb::open_for_reading(const std::string& path) {
   try {
     // Each TraceDb is used from one thread: SQLite's own locking is waste.
-    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY | SQLite::OPEN_NOMUTEX);
+    auto db =
+        std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY | SQLite::OPEN_NOMUTEX);
     int version = trace_version(*db);
     if (version == 0) return Error{util::printable(path) + ": not a cordon trace (empty database)"};
     if (auto st = check_version(path, version); !st) return st.error();
     if (version < kTraceSchemaVersion) {
-      return Error{fmt::format("{}: trace schema version {} is older than {}; run `cordon upgrade {}` "
-                               "to migrate it",
-                               util::printable(path), version, kTraceSchemaVersion,
-                               util::printable(path))};
+      return Error{
+          fmt::format("{}: trace schema version {} is older than {}; run `cordon upgrade {}` "
+                      "to migrate it",
+                      util::printable(path), version, kTraceSchemaVersion, util::printable(path))};
     }
     return TraceDb(path, std::move(db));
   } catch (const SQLite::Exception& e) {
@@ -172,10 +181,11 @@ Result<TraceDb> TraceDb::open_for_reading(const std::string& path) {
 
 Result<int64_t> TraceDb::begin_run(const RunInfo& info) {
   try {
-    SQLite::Statement st(*db_,
-                         "INSERT INTO runs (argv, cwd, env_names, user_name, uid, home, kernel, arch, "
-                         "cordon_version, started_at, state, sync_wakeup) "
-                         "VALUES (?,?,?,?,?,?,?,?,?,?,'running',?)");
+    SQLite::Statement st(
+        *db_,
+        "INSERT INTO runs (argv, cwd, env_names, user_name, uid, home, kernel, arch, "
+        "cordon_version, started_at, state, sync_wakeup) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,'running',?)");
     std::string argv = pack_strings(info.argv);
     std::string env;
     for (const auto& n : info.env_names) env += n + "\n";
@@ -237,14 +247,15 @@ Status TraceDb::write_batch(int64_t run_id, const std::vector<EventRecord>& even
     }
     // A process row is created on first sight and then only gains facts:
     // COALESCE keeps what an earlier batch recorded when this one lacks it.
-    SQLite::Statement pr(*db_,
-                         "INSERT INTO processes (run_id, pid, ppid, exe, argv, first_seen, exit_code, "
-                         "exit_signal) VALUES (?,?,?,?,?,?,?,?) "
-                         "ON CONFLICT (run_id, pid) DO UPDATE SET "
-                         "ppid = COALESCE(excluded.ppid, ppid), exe = COALESCE(excluded.exe, exe), "
-                         "argv = COALESCE(excluded.argv, argv), "
-                         "exit_code = COALESCE(excluded.exit_code, exit_code), "
-                         "exit_signal = COALESCE(excluded.exit_signal, exit_signal)");
+    SQLite::Statement pr(
+        *db_,
+        "INSERT INTO processes (run_id, pid, ppid, exe, argv, first_seen, exit_code, "
+        "exit_signal) VALUES (?,?,?,?,?,?,?,?) "
+        "ON CONFLICT (run_id, pid) DO UPDATE SET "
+        "ppid = COALESCE(excluded.ppid, ppid), exe = COALESCE(excluded.exe, exe), "
+        "argv = COALESCE(excluded.argv, argv), "
+        "exit_code = COALESCE(excluded.exit_code, exit_code), "
+        "exit_signal = COALESCE(excluded.exit_signal, exit_signal)");
     for (const auto& p : processes) {
       pr.bind(1, run_id);
       pr.bind(2, p.pid);
@@ -324,8 +335,8 @@ Result<std::vector<RunSummary>> TraceDb::runs(bool count_events) const {
         out.push_back(std::move(r));
         continue;
       }
-      SQLite::Statement ops(*db_,
-                            "SELECT op, count(*) FROM events WHERE run_id = ? GROUP BY op ORDER BY op");
+      SQLite::Statement ops(
+          *db_, "SELECT op, count(*) FROM events WHERE run_id = ? GROUP BY op ORDER BY op");
       ops.bind(1, r.id);
       while (ops.executeStep()) {
         r.events_by_op.emplace_back(ops.getColumn(0).getString(), ops.getColumn(1).getInt64());
@@ -384,7 +395,8 @@ Status TraceDb::for_each_event(const EventFilter& filter,
   auto blob = [raw](int i) -> std::optional<std::string> {
     if (sqlite3_column_type(raw, i) == SQLITE_NULL) return std::nullopt;
     const void* p = sqlite3_column_blob(raw, i);
-    return std::string(static_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(raw, i)));
+    return std::string(static_cast<const char*>(p),
+                       static_cast<size_t>(sqlite3_column_bytes(raw, i)));
   };
   auto integer = [raw](int i) -> std::optional<int64_t> {
     if (sqlite3_column_type(raw, i) == SQLITE_NULL) return std::nullopt;
@@ -450,21 +462,23 @@ Result<int> TraceDb::merge_from(const std::string& other_path) {
       std::vector<int64_t> old_ids;
       while (ids.executeStep()) old_ids.push_back(ids.getColumn(0).getInt64());
       for (int64_t old_id : old_ids) {
-        SQLite::Statement run(*db_,
-                              "INSERT INTO runs (argv, cwd, env_names, user_name, uid, home, kernel, "
-                              "arch, cordon_version, started_at, ended_at, state, exit_code, "
-                              "exit_signal, sync_wakeup, note) SELECT argv, cwd, env_names, "
-                              "user_name, uid, home, kernel, arch, cordon_version, started_at, "
-                              "ended_at, state, exit_code, exit_signal, sync_wakeup, note "
-                              "FROM other.runs WHERE id = ?");
+        SQLite::Statement run(
+            *db_,
+            "INSERT INTO runs (argv, cwd, env_names, user_name, uid, home, kernel, "
+            "arch, cordon_version, started_at, ended_at, state, exit_code, "
+            "exit_signal, sync_wakeup, note) SELECT argv, cwd, env_names, "
+            "user_name, uid, home, kernel, arch, cordon_version, started_at, "
+            "ended_at, state, exit_code, exit_signal, sync_wakeup, note "
+            "FROM other.runs WHERE id = ?");
         run.bind(1, old_id);
         run.exec();
         int64_t new_id = db_->getLastInsertRowid();
-        SQLite::Statement ev(*db_,
-                             "INSERT INTO events SELECT ?, seq, time_ns, pid, tid, syscall, op, path, "
-                             "abs_path, existed, path2, abs_path2, existed2, flags, mode, fault, "
-                             "net_family, net_addr, net_port, argv, errno FROM other.events "
-                             "WHERE run_id = ?");
+        SQLite::Statement ev(
+            *db_,
+            "INSERT INTO events SELECT ?, seq, time_ns, pid, tid, syscall, op, path, "
+            "abs_path, existed, path2, abs_path2, existed2, flags, mode, fault, "
+            "net_family, net_addr, net_port, argv, errno FROM other.events "
+            "WHERE run_id = ?");
         ev.bind(1, new_id);
         ev.bind(2, old_id);
         ev.exec();

@@ -123,8 +123,9 @@ class TraceDb {
   util::Result<std::vector<ProcessRecord>> processes(int64_t run_id) const;
   // Calls `fn` for each matching event in (run, seq) order; stops early when
   // `fn` returns false.
-  util::Status for_each_event(const EventFilter& filter,
-                              const std::function<bool(int64_t run_id, const EventRecord&)>& fn) const;
+  util::Status for_each_event(
+      const EventFilter& filter,
+      const std::function<bool(int64_t run_id, const EventRecord&)>& fn) const;
   // Copies every run of `other` into this trace as new runs.
   util::Result<int> merge_from(const std::string& other_path);
 

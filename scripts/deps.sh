@@ -3,7 +3,7 @@
 # missing. Needs root (or sudo). Every dependency is a Debian package.
 set -euo pipefail
 packages=(
-  g++ cmake ninja-build pkg-config git
+  g++ cmake ninja-build pkg-config git clang-format
   libseccomp-dev libboost-dev libfmt-dev libcxxopts-dev libsqlitecpp-dev libsqlite3-dev libgtest-dev
   bubblewrap iptables iproute2
   strace sqlite3 python3 tar make util-linux procps passwd time

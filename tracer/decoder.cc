@@ -92,7 +92,8 @@ Named name_path(const TracedProcess& p, pid_t tid, uint64_t ptr, int dirfd, bool
   return n;
 }
 
-void decode_sockaddr(const TracedProcess& p, pid_t tid, uint64_t addr, uint64_t len, EventRecord& ev) {
+void decode_sockaddr(const TracedProcess& p, pid_t tid, uint64_t addr, uint64_t len,
+                     EventRecord& ev) {
   sockaddr_storage ss{};
   len = std::min<uint64_t>(len, sizeof ss);
   if (len < sizeof(sa_family_t)) {
@@ -154,8 +155,8 @@ void apply(const Named& n, std::optional<std::string>& raw, std::optional<std::s
 
 }  // namespace
 
-EventRecord decode_event(const seccomp_data& data, const SyscallSpec& spec,
-                         const TracedProcess& p, pid_t tid) {
+EventRecord decode_event(const seccomp_data& data, const SyscallSpec& spec, const TracedProcess& p,
+                         pid_t tid) {
   EventRecord ev;
   ev.syscall = spec.name;
   ev.op = op_name(spec.op);
@@ -164,8 +165,11 @@ EventRecord decode_event(const seccomp_data& data, const SyscallSpec& spec,
 
   int64_t flags = 0;
   switch (spec.flags_kind) {
-    case FlagsKind::kNone: break;
-    case FlagsKind::kCreat: flags = O_CREAT | O_WRONLY | O_TRUNC; break;
+    case FlagsKind::kNone:
+      break;
+    case FlagsKind::kCreat:
+      flags = O_CREAT | O_WRONLY | O_TRUNC;
+      break;
     case FlagsKind::kOpenHow: {
       open_how how{};
       if (auto st = read_remote_bytes(tid, arg(spec.flags), &how, sizeof how.flags); st) {
@@ -175,7 +179,8 @@ EventRecord decode_event(const seccomp_data& data, const SyscallSpec& spec,
       }
       break;
     }
-    default: flags = static_cast<int64_t>(static_cast<uint32_t>(arg(spec.flags)));
+    default:
+      flags = static_cast<int64_t>(static_cast<uint32_t>(arg(spec.flags)));
   }
   if (spec.flags_kind != FlagsKind::kNone) ev.flags = flags;
   // open's mode argument is garbage unless the call can create a file.

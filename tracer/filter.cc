@@ -18,7 +18,9 @@ struct CtxDeleter {
   void operator()(void* ctx) const { seccomp_release(ctx); }
 };
 
-Error seccomp_error(const std::string& call, int rc) { return util::sys_error(call, -rc); }
+Error seccomp_error(const std::string& call, int rc) {
+  return util::sys_error(call, -rc);
+}
 
 }  // namespace
 
@@ -27,7 +29,8 @@ Result<util::Fd> install_notify_filter() {
   if (!ctx) return Error{"seccomp_init: failed"};
   // A foreign ABI (i386 int 0x80, x32) would reach the kernel with argument
   // layouts the supervisor cannot decode: kill rather than run untraced.
-  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS); rc < 0) {
+  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+      rc < 0) {
     return seccomp_error("seccomp_attr_set(BADARCH)", rc);
   }
   // Every system call of the sandboxed program runs this filter: a binary
@@ -40,8 +43,8 @@ Result<util::Fd> install_notify_filter() {
     if (nr == __NR_SCMP_ERROR || nr < 0) continue;
     int rc;
     if (spec.skip_arg >= 0) {
-      scmp_arg_cmp cmp = SCMP_CMP(static_cast<unsigned>(spec.skip_arg), SCMP_CMP_MASKED_EQ,
-                                  spec.skip_mask, 0);
+      scmp_arg_cmp cmp =
+          SCMP_CMP(static_cast<unsigned>(spec.skip_arg), SCMP_CMP_MASKED_EQ, spec.skip_mask, 0);
       rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_NOTIFY, nr, 1, &cmp);
     } else {
       rc = seccomp_rule_add(ctx.get(), SCMP_ACT_NOTIFY, nr, 0);

@@ -64,7 +64,8 @@ std::string default_trace_path(const std::string& command_name) {
   std::time_t t = std::chrono::system_clock::to_time_t(now);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   return fmt::format("{}/cordon/traces/{:04}{:02}{:02}T{:02}{:02}{:02}.{:03}Z-{}.db", base,
                      tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                      ms, name);

@@ -77,7 +77,8 @@ Fd timer(double seconds, bool periodic) {
   Fd fd(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
   itimerspec spec{};
   spec.it_value.tv_sec = static_cast<time_t>(seconds);
-  spec.it_value.tv_nsec = static_cast<long>((seconds - static_cast<double>(spec.it_value.tv_sec)) * 1e9);
+  spec.it_value.tv_nsec =
+      static_cast<long>((seconds - static_cast<double>(spec.it_value.tv_sec)) * 1e9);
   if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
   if (periodic) spec.it_interval = spec.it_value;
   ::timerfd_settime(fd.get(), 0, &spec, nullptr);
@@ -195,9 +196,11 @@ Result<TraceOutcome> run_trace(const TraceOptions& opt) {
           // A terminal's Ctrl-C or Ctrl-\ reaches the command too (same
           // foreground group), and the command decides. A signal sent to
           // cordon alone ends the run.
-          if (si.ssi_code == SI_KERNEL && (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT)) break;
-          end_sandbox(schema::RunState::kInterrupted, 128 + static_cast<int>(si.ssi_signo),
-                      fmt::format("interrupted by {}", ::sigabbrev_np(static_cast<int>(si.ssi_signo))));
+          if (si.ssi_code == SI_KERNEL && (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT))
+            break;
+          end_sandbox(
+              schema::RunState::kInterrupted, 128 + static_cast<int>(si.ssi_signo),
+              fmt::format("interrupted by {}", ::sigabbrev_np(static_cast<int>(si.ssi_signo))));
           break;
         }
         case kTimeout:
@@ -210,7 +213,8 @@ Result<TraceOutcome> run_trace(const TraceOptions& opt) {
           if (writer.failed()) {
             end_sandbox(schema::RunState::kFailed, 125, "writing the trace: " + *writer.failure());
           } else if (opt.status_line) {
-            double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            double secs =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             std::string line = status_text(secs, supervisor.processes(), supervisor.events());
             (void)!::write(STDERR_FILENO, line.data(), line.size());
             shown = true;
@@ -255,8 +259,9 @@ Result<TraceOutcome> run_trace(const TraceOptions& opt) {
   } else if (exec_errno) {
     out.state = schema::RunState::kFailed;
     out.exit_code = exec_errno == ENOENT ? 127 : 126;
-    out.message = fmt::format("{}: {}", util::printable(opt.command[0]),
-                              exec_errno == ENOENT ? "command not found" : std::strerror(exec_errno));
+    out.message =
+        fmt::format("{}: {}", util::printable(opt.command[0]),
+                    exec_errno == ENOENT ? "command not found" : std::strerror(exec_errno));
   } else if (command_status) {
     out.exit_code = command_status->code;
     code = command_status->code;

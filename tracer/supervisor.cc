@@ -67,7 +67,8 @@ Supervisor::Supervisor(util::Fd listener, pid_t ignore_pid, TraceWriter& writer,
   stop_event_.reset(::eventfd(0, EFD_CLOEXEC));
   if (!epoll_ || !stop_event_) fatal("cordon: epoll_create1/eventfd");
   epoll_event ev{EPOLLIN, {.u64 = kStopTag}};
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, stop_event_.get(), &ev) < 0) fatal("cordon: epoll_ctl");
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, stop_event_.get(), &ev) < 0)
+    fatal("cordon: epoll_ctl");
   struct sigaction sa {};
   sa.sa_handler = ignore_signal;
   ::sigaction(kWakeSignal, &sa, nullptr);
@@ -100,7 +101,8 @@ void Supervisor::stop() {
 }
 
 int64_t Supervisor::now_ns() const {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_)
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start_)
       .count();
 }
 
@@ -214,7 +216,8 @@ void Supervisor::confirm_exec(TracedProcess& p) {
   PendingExec exec = std::move(*p.pending_exec);
   p.pending_exec.reset();
   struct stat st;
-  if (::fstatat(p.procdir.get(), "exe", &st, 0) != 0 || st.st_dev != exec.dev || st.st_ino != exec.ino) {
+  if (::fstatat(p.procdir.get(), "exe", &st, 0) != 0 || st.st_dev != exec.dev ||
+      st.st_ino != exec.ino) {
     return;  // the exec failed: the process still runs what it ran before
   }
   schema::ProcessRecord rec;

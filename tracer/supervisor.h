@@ -64,7 +64,7 @@ class Supervisor {
   pid_t ignore_pid_;
   TraceWriter& writer_;
   std::chrono::steady_clock::time_point start_;
-  util::Fd epoll_;       // the reaper's: pidfds and the stop event
+  util::Fd epoll_;  // the reaper's: pidfds and the stop event
   util::Fd stop_event_;
   std::mutex table_mu_;
   ProcessTable table_;

@@ -10,19 +10,32 @@ namespace cordon::tracer {
 
 std::string_view op_name(Op op) {
   switch (op) {
-    case Op::kOpen: return "open";
-    case Op::kExec: return "exec";
-    case Op::kConnect: return "connect";
-    case Op::kList: return "list";
-    case Op::kCreate: return "create";
-    case Op::kLink: return "link";
-    case Op::kRemove: return "remove";
-    case Op::kRename: return "rename";
-    case Op::kModify: return "modify";
-    case Op::kStat: return "stat";
-    case Op::kChdir: return "chdir";
-    case Op::kRefused: return "refused";
-    case Op::kExit: return "exit";
+    case Op::kOpen:
+      return "open";
+    case Op::kExec:
+      return "exec";
+    case Op::kConnect:
+      return "connect";
+    case Op::kList:
+      return "list";
+    case Op::kCreate:
+      return "create";
+    case Op::kLink:
+      return "link";
+    case Op::kRemove:
+      return "remove";
+    case Op::kRename:
+      return "rename";
+    case Op::kModify:
+      return "modify";
+    case Op::kStat:
+      return "stat";
+    case Op::kChdir:
+      return "chdir";
+    case Op::kRefused:
+      return "refused";
+    case Op::kExit:
+      return "exit";
   }
   return "?";
 }
@@ -48,7 +61,9 @@ std::vector<SyscallSpec> build_table() {
     (setters(s), ...);
     t.push_back(s);
   };
-  auto flags = [](int8_t i, FlagsKind k) { return [=](SyscallSpec& s) { s.flags = i, s.flags_kind = k; }; };
+  auto flags = [](int8_t i, FlagsKind k) {
+    return [=](SyscallSpec& s) { s.flags = i, s.flags_kind = k; };
+  };
   auto mode = [](int8_t i) { return [=](SyscallSpec& s) { s.mode = i; }; };
   auto second = [](int8_t dirfd2, int8_t path2) {
     return [=](SyscallSpec& s) { s.dirfd2 = dirfd2, s.path2 = path2; };

@@ -12,7 +12,9 @@ constexpr auto kInterval = std::chrono::milliseconds(100);
 TraceWriter::TraceWriter(schema::TraceDb& db, int64_t run_id)
     : db_(db), run_id_(run_id), thread_([this] { run(); }) {}
 
-TraceWriter::~TraceWriter() { finish(); }
+TraceWriter::~TraceWriter() {
+  finish();
+}
 
 void TraceWriter::push(schema::EventRecord event) {
   std::lock_guard lock(mu_);

@@ -14,7 +14,7 @@
 namespace cordon::tracer {
 
 struct TraceOptions {
-  std::string output;               // trace file; appended to as a new run if it exists
+  std::string output;                // trace file; appended to as a new run if it exists
   std::vector<std::string> command;  // argv; argv[0] is looked up in PATH inside the sandbox
   std::optional<double> timeout_seconds;
   // Applied over the host filesystem: a denied path stays unreadable while

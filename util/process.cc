@@ -1,8 +1,8 @@
 #include "util/process.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <linux/close_range.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -108,7 +108,9 @@ Result<Child> spawn_impl(const std::vector<std::string>& argv, const std::vector
 
 }  // namespace
 
-Result<Child> spawn(const std::vector<std::string>& argv) { return spawn_impl(argv, nullptr); }
+Result<Child> spawn(const std::vector<std::string>& argv) {
+  return spawn_impl(argv, nullptr);
+}
 
 Result<Child> spawn(const std::vector<std::string>& argv, const std::vector<int>& keep_fds) {
   return spawn_impl(argv, &keep_fds);

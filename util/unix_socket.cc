@@ -10,7 +10,8 @@ namespace cordon::util {
 
 Result<std::pair<Fd, Fd>> seqpacket_pair() {
   int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) return sys_error("socketpair");
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return sys_error("socketpair");
   return std::pair<Fd, Fd>{Fd(sv[0]), Fd(sv[1])};
 }
 

@@ -9,7 +9,8 @@ namespace asio_ip = boost::asio::ip;
 namespace {
 
 uint16_t u16(std::string_view m, size_t at) {
-  return static_cast<uint16_t>((static_cast<uint8_t>(m[at]) << 8) | static_cast<uint8_t>(m[at + 1]));
+  return static_cast<uint16_t>((static_cast<uint8_t>(m[at]) << 8) |
+                               static_cast<uint8_t>(m[at + 1]));
 }
 
 void put16(std::string& out, uint16_t v) {
@@ -75,7 +76,7 @@ void put_name(std::string& out, const std::string& name) {
 std::optional<Question> parse_query(std::string_view m) {
   if (m.size() < 12) return std::nullopt;
   uint16_t flags = u16(m, 2);
-  if (flags & 0x8000) return std::nullopt;           // a response
+  if (flags & 0x8000) return std::nullopt;              // a response
   if (((flags >> 11) & 0xf) != 0) return std::nullopt;  // not QUERY
   if (u16(m, 4) == 0) return std::nullopt;
   Question q;
@@ -95,7 +96,8 @@ std::string build_response(std::string_view query, const Question& q, int rcode,
   std::string out;
   put16(out, q.id);
   uint16_t rd = u16(query, 2) & 0x0100;
-  put16(out, static_cast<uint16_t>(0x8000 | 0x0400 /* AA */ | rd | 0x0080 /* RA */ | (rcode & 0xf)));
+  put16(out,
+        static_cast<uint16_t>(0x8000 | 0x0400 /* AA */ | rd | 0x0080 /* RA */ | (rcode & 0xf)));
   put16(out, 1);
   put16(out, rcode == kNoError ? static_cast<uint16_t>(answers.size()) : 0);
   put16(out, 0);

@@ -31,11 +31,12 @@ util::Result<std::optional<NetLaunch>> prepare_net(const schema::EffectivePolicy
   NetLaunch net;
   net.tools = find_net_tools();
   if (net.tools.ip.empty() || net.tools.iptables.empty()) {
-    return Error{fmt::format("the policy has allow_tcp rules, which need {} to set up the sandbox's network; "
-                             "refusing to run without them",
-                             net.tools.ip.empty() && net.tools.iptables.empty() ? "ip (iproute2) and iptables"
-                             : net.tools.ip.empty()                             ? "ip (iproute2)"
-                                                                                : "iptables")};
+    return Error{fmt::format(
+        "the policy has allow_tcp rules, which need {} to set up the sandbox's network; "
+        "refusing to run without them",
+        net.tools.ip.empty() && net.tools.iptables.empty() ? "ip (iproute2) and iptables"
+        : net.tools.ip.empty()                             ? "ip (iproute2)"
+                                                           : "iptables")};
   }
   std::vector<schema::NetDestination> dests;
   for (const auto* r : tcp) {
@@ -43,24 +44,29 @@ util::Result<std::optional<NetLaunch>> prepare_net(const schema::EffectivePolicy
     const auto& d = *r->destination;
     dests.push_back(d);
     std::string shown = schema::format_destination(d);
-    if (std::find(net.allowed.begin(), net.allowed.end(), shown) == net.allowed.end()) net.allowed.push_back(shown);
-    bool loopback = (d.host_kind == schema::NetDestination::HostKind::kIpv4 && d.host.rfind("127.", 0) == 0) ||
-                    (d.host_kind == schema::NetDestination::HostKind::kIpv6 && d.host == "::1");
+    if (std::find(net.allowed.begin(), net.allowed.end(), shown) == net.allowed.end())
+      net.allowed.push_back(shown);
+    bool loopback =
+        (d.host_kind == schema::NetDestination::HostKind::kIpv4 && d.host.rfind("127.", 0) == 0) ||
+        (d.host_kind == schema::NetDestination::HostKind::kIpv6 && d.host == "::1");
     if (loopback) {
-      net.warnings.push_back(fmt::format(
-          "{}:{}: allow_tcp {}: loopback inside the sandbox is the sandbox's own, so this only lets an allowed name that resolves there be dialled; "
-          "write host.internal:PORT to reach the host's",
-          util::printable(r->origin.file), r->origin.line, shown));
+      net.warnings.push_back(
+          fmt::format("{}:{}: allow_tcp {}: loopback inside the sandbox is the sandbox's own, so "
+                      "this only lets an allowed name that resolves there be dialled; "
+                      "write host.internal:PORT to reach the host's",
+                      util::printable(r->origin.file), r->origin.line, shown));
     }
   }
   auto pair = util::seqpacket_pair();
   if (!pair) return pair.error();
-  auto session = Session::create(SessionOptions{Rules(std::move(dests)), dns_upstream}, std::move(pair->first));
+  auto session = Session::create(SessionOptions{Rules(std::move(dests)), dns_upstream},
+                                 std::move(pair->first));
   if (!session) return session.error();
   net.session = std::move(*session);
   net.sandbox_end = std::move(pair->second);
   net.resolv_conf = fmt::format(
-      "# Written by cordon: names are answered by cordon's proxy, for the names the policy allows.\n"
+      "# Written by cordon: names are answered by cordon's proxy, for the names the policy "
+      "allows.\n"
       "nameserver {}\n",
       kResolverAddress);
   return std::optional<NetLaunch>(std::move(net));

@@ -18,11 +18,11 @@ namespace cordon::enforcer::net {
 
 struct NetLaunch {
   std::shared_ptr<Session> session;
-  util::Fd sandbox_end;                 // the control socket's sandbox end, for bwrap to pass on
-  NetTools tools;                       // absolute paths; ip6tables may be empty
-  std::string resolv_conf;              // the sandbox's /etc/resolv.conf
-  std::vector<std::string> allowed;     // allow_tcp destinations as written canonically
-  std::vector<std::string> warnings;    // for stderr before the run
+  util::Fd sandbox_end;               // the control socket's sandbox end, for bwrap to pass on
+  NetTools tools;                     // absolute paths; ip6tables may be empty
+  std::string resolv_conf;            // the sandbox's /etc/resolv.conf
+  std::vector<std::string> allowed;   // allow_tcp destinations as written canonically
+  std::vector<std::string> warnings;  // for stderr before the run
 };
 
 // nullopt when the policy has no network rules (the sandbox keeps only its

@@ -27,7 +27,9 @@ bool in_v6(const asio_ip::address_v6& a, const char* net) {
   return true;
 }
 
-bool port_in(const NetDestination& d, uint16_t port) { return port >= d.port_first && port <= d.port_last; }
+bool port_in(const NetDestination& d, uint16_t port) {
+  return port >= d.port_first && port <= d.port_last;
+}
 
 }  // namespace
 
@@ -42,15 +44,16 @@ bool is_special(const address& raw) {
   address a = unmapped(raw);
   if (a.is_v4()) {
     auto v4 = a.to_v4();
-    for (const char* net : {"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-                            "172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15",
-                            "224.0.0.0/4", "240.0.0.0/4"}) {
+    for (const char* net : {"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8",
+                            "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16",
+                            "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4"}) {
       if (in_v4(v4, net)) return true;
     }
     return false;
   }
   auto v6 = a.to_v6();
-  for (const char* net : {"::/128", "::1/128", "fe80::/10", "fc00::/7", "ff00::/8", "64:ff9b:1::/48"}) {
+  for (const char* net :
+       {"::/128", "::1/128", "fe80::/10", "fc00::/7", "ff00::/8", "64:ff9b:1::/48"}) {
     if (in_v6(v6, net)) return true;
   }
   return false;
@@ -76,7 +79,9 @@ bool Rules::allows_name(const std::string& name, uint16_t port) const {
 bool Rules::names_address(const address& raw) const {
   address a = unmapped(raw);
   for (const auto& r : rules_) {
-    if (r.host_kind != NetDestination::HostKind::kIpv4 && r.host_kind != NetDestination::HostKind::kIpv6) continue;
+    if (r.host_kind != NetDestination::HostKind::kIpv4 &&
+        r.host_kind != NetDestination::HostKind::kIpv6)
+      continue;
     boost::system::error_code ec;
     address ra = asio_ip::make_address(r.host, ec);
     if (!ec && unmapped(ra) == a) return true;
@@ -88,7 +93,9 @@ bool Rules::allows_address(const address& raw, uint16_t port) const {
   address a = unmapped(raw);
   for (const auto& r : rules_) {
     if (!port_in(r, port)) continue;
-    if (r.host_kind != NetDestination::HostKind::kIpv4 && r.host_kind != NetDestination::HostKind::kIpv6) continue;
+    if (r.host_kind != NetDestination::HostKind::kIpv4 &&
+        r.host_kind != NetDestination::HostKind::kIpv6)
+      continue;
     boost::system::error_code ec;
     address ra = asio_ip::make_address(r.host, ec);
     if (!ec && unmapped(ra) == a) return true;

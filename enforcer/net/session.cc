@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -21,7 +22,6 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
-#include <fmt/format.h>
 
 #include "enforcer/net/dns.h"
 #include "enforcer/net/setup.h"
@@ -46,7 +46,8 @@ constexpr auto kLookupTimeout = std::chrono::seconds(5);
 constexpr size_t kRelayBuffer = 128 * 1024;
 
 std::string show(const asio::ip::address& a, uint16_t port) {
-  return a.is_v6() ? fmt::format("[{}]:{}", a.to_string(), port) : fmt::format("{}:{}", a.to_string(), port);
+  return a.is_v6() ? fmt::format("[{}]:{}", a.to_string(), port)
+                   : fmt::format("{}:{}", a.to_string(), port);
 }
 
 // One allocation per allowed name: 198.18.0.2 + i and fd00:c0d0::2 + i
@@ -147,7 +148,8 @@ class Lookup : public std::enable_shared_from_this<Lookup> {
       : s_(s), name_(std::move(name)), done_(std::move(done)), sock_(s.io), timer_(s.io) {}
 
   void start() {
-    if (!s_.upstream) return finish("no upstream resolver (set --dns-upstream or CORDON_DNS_UPSTREAM)");
+    if (!s_.upstream)
+      return finish("no upstream resolver (set --dns-upstream or CORDON_DNS_UPSTREAM)");
     error_code ec;
     sock_.open(s_.upstream->protocol(), ec);
     if (!ec) sock_.connect(*s_.upstream, ec);
@@ -229,7 +231,8 @@ class Relay : public std::enable_shared_from_this<Relay> {
       }
       auto self = shared_from_this();
       auto lookup = std::make_shared<Lookup>(
-          s_, *name, [self, port, name = *name](std::vector<asio::ip::address> addrs, std::string err) {
+          s_, *name,
+          [self, port, name = *name](std::vector<asio::ip::address> addrs, std::string err) {
             if (!err.empty()) return self->fail(fmt::format("{} {}", name, err));
             std::vector<tcp::endpoint> eps;
             std::vector<std::string> special;
@@ -243,19 +246,22 @@ class Relay : public std::enable_shared_from_this<Relay> {
             if (eps.empty()) {
               std::string list;
               for (const auto& a : special) list += (list.empty() ? "" : ", ") + a;
-              return self->refuse(self->dest_, fmt::format("resolves only to local or private addresses ({}), "
-                                                           "which need a rule naming them",
-                                                           list));
+              return self->refuse(self->dest_,
+                                  fmt::format("resolves only to local or private addresses ({}), "
+                                              "which need a rule naming them",
+                                              list));
             }
             // IPv4 first: the host's IPv6 may well have no route.
-            std::stable_partition(eps.begin(), eps.end(), [](const tcp::endpoint& e) { return e.address().is_v4(); });
+            std::stable_partition(eps.begin(), eps.end(),
+                                  [](const tcp::endpoint& e) { return e.address().is_v4(); });
             self->dial(eps);
           });
       lookup->start();
       return;
     }
     dest_ = show(addr, port);
-    if (addr.is_loopback()) return refuse(dest_, "loopback is the sandbox's own; use host.internal");
+    if (addr.is_loopback())
+      return refuse(dest_, "loopback is the sandbox's own; use host.internal");
     if (!s_.rules.allows_address(addr, port)) return refuse(dest_, "no allow_tcp rule");
     dial({tcp::endpoint(addr, port)});
   }
@@ -332,7 +338,8 @@ class Relay : public std::enable_shared_from_this<Relay> {
 
   void pump(tcp::socket& from, tcp::socket& to, std::vector<char>& buf, int dir) {
     if (buf.empty()) buf.resize(kRelayBuffer);
-    from.async_read_some(asio::buffer(buf), [self = shared_from_this(), &from, &to, &buf, dir](error_code ec, size_t n) {
+    from.async_read_some(asio::buffer(buf), [self = shared_from_this(), &from, &to, &buf, dir](
+                                                error_code ec, size_t n) {
       if (ec) {
         error_code e;
         if (ec == asio::error::eof) {
@@ -343,10 +350,11 @@ class Relay : public std::enable_shared_from_this<Relay> {
         }
         return;
       }
-      asio::async_write(to, asio::buffer(buf.data(), n), [self, &from, &to, &buf, dir](error_code ec2, size_t) {
-        if (ec2) return self->close();
-        self->pump(from, to, buf, dir);
-      });
+      asio::async_write(to, asio::buffer(buf.data(), n),
+                        [self, &from, &to, &buf, dir](error_code ec2, size_t) {
+                          if (ec2) return self->close();
+                          self->pump(from, to, buf, dir);
+                        });
     });
   }
 
@@ -361,7 +369,9 @@ class Relay : public std::enable_shared_from_this<Relay> {
         if (ec2) return self->close();
         std::string reply = self->s_.answer(std::string_view(self->up_.data(), got));
         if (reply.empty()) return self->close();
-        self->reply_ = std::string{static_cast<char>(reply.size() >> 8), static_cast<char>(reply.size() & 0xff)} + reply;
+        self->reply_ = std::string{static_cast<char>(reply.size() >> 8),
+                                   static_cast<char>(reply.size() & 0xff)} +
+                       reply;
         asio::async_write(self->in_, asio::buffer(self->reply_), [self](error_code ec3, size_t) {
           if (ec3) return self->close();
           self->serve_dns();
@@ -528,7 +538,9 @@ util::Result<std::shared_ptr<Session>> Session::create(SessionOptions options, u
   return std::shared_ptr<Session>(new Session(std::move(impl)));
 }
 
-Session::~Session() { stop(); }
+Session::~Session() {
+  stop();
+}
 
 void Session::start() {
   std::lock_guard lock(impl_->mu);
@@ -565,11 +577,13 @@ std::vector<std::string> Session::report() const {
     out.push_back(fmt::format("network: refused {} {}: {}", dest, times(e.second), e.first));
   }
   for (const auto& [name, n] : impl_->refused_names) {
-    out.push_back(fmt::format("network: refused to resolve {} ({} {}): not named by any allow_tcp rule", name, n,
-                              n == 1 ? "query" : "queries"));
+    out.push_back(
+        fmt::format("network: refused to resolve {} ({} {}): not named by any allow_tcp rule", name,
+                    n, n == 1 ? "query" : "queries"));
   }
   for (const auto& [dest, e] : impl_->failed) {
-    out.push_back(fmt::format("network: could not reach {} ({}): {}", dest, times(e.second), e.first));
+    out.push_back(
+        fmt::format("network: could not reach {} ({}): {}", dest, times(e.second), e.first));
   }
   return out;
 }

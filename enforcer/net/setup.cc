@@ -5,9 +5,9 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <sched.h>
 #include <linux/securebits.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -135,13 +135,15 @@ void write_proc(const char* path, const std::string& text) {
 // CAP_SETPCAP, so before the uid changes), permitted/effective/inheritable
 // zeroed, no_new_privs. Checked after.
 void enter_user_namespace_and_drop(uid_t uid, gid_t gid) {
-  if (::unshare(CLONE_NEWUSER) != 0) fail(fmt::format("unshare(CLONE_NEWUSER): {}", std::strerror(errno)));
+  if (::unshare(CLONE_NEWUSER) != 0)
+    fail(fmt::format("unshare(CLONE_NEWUSER): {}", std::strerror(errno)));
   write_proc("/proc/self/setgroups", "deny");
   write_proc("/proc/self/uid_map", fmt::format("{} 0 1\n", uid));
   write_proc("/proc/self/gid_map", fmt::format("{} 0 1\n", gid));
-  if (::prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                                     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-                                     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+  if (::prctl(PR_SET_SECUREBITS,
+              SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+                  SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+                  SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
               0, 0, 0) != 0) {
     fail(fmt::format("prctl(PR_SET_SECUREBITS): {}", std::strerror(errno)));
   }
@@ -159,7 +161,8 @@ void enter_user_namespace_and_drop(uid_t uid, gid_t gid) {
   __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   if (::syscall(SYS_capset, &hdr, data) != 0) fail(fmt::format("capset: {}", std::strerror(errno)));
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(fmt::format("no_new_privs: {}", std::strerror(errno)));
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    fail(fmt::format("no_new_privs: {}", std::strerror(errno)));
   std::ifstream status("/proc/self/status");
   std::string line;
   int checked = 0;
@@ -185,7 +188,8 @@ void install_filter(int fd) {
     if (n > 0) bpf.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
-  if (bpf.empty() || bpf.size() % sizeof(sock_filter) != 0) fail("the seccomp filter is missing or malformed");
+  if (bpf.empty() || bpf.size() % sizeof(sock_filter) != 0)
+    fail("the seccomp filter is missing or malformed");
   sock_fprog prog{static_cast<unsigned short>(bpf.size() / sizeof(sock_filter)),
                   reinterpret_cast<sock_filter*>(bpf.data())};
   if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
@@ -194,7 +198,8 @@ void install_filter(int fd) {
 }
 
 void send(int sock, const std::string& what, int fd = -1) {
-  if (auto st = util::send_message(sock, what, fd); !st) fail("sending to the host proxy: " + st.error().message);
+  if (auto st = util::send_message(sock, what, fd); !st)
+    fail("sending to the host proxy: " + st.error().message);
 }
 
 }  // namespace
@@ -208,12 +213,15 @@ void netsetup_main(int argc, char** argv) {
   auto uid = static_cast<uid_t>(std::strtoul(argv[4], nullptr, 10));
   auto gid = static_cast<gid_t>(std::strtoul(argv[5], nullptr, 10));
   std::string ip = argv[6], ipt = argv[7], ip6t = argv[8];
-  if (::fcntl(ctl, F_SETFD, FD_CLOEXEC) != 0) fail("no control socket from the host (fd " + std::string(argv[2]) + ")");
-  if (::fcntl(filter, F_SETFD, FD_CLOEXEC) != 0) fail("no seccomp filter (fd " + std::string(argv[3]) + ")");
+  if (::fcntl(ctl, F_SETFD, FD_CLOEXEC) != 0)
+    fail("no control socket from the host (fd " + std::string(argv[2]) + ")");
+  if (::fcntl(filter, F_SETFD, FD_CLOEXEC) != 0)
+    fail("no seccomp filter (fd " + std::string(argv[3]) + ")");
 
   Listener tcp4 = open_loopback(AF_INET, SOCK_STREAM);
   Listener dns4 = open_loopback(AF_INET, SOCK_DGRAM);
-  if (!tcp4.fd || !dns4.fd) fail(fmt::format("cannot listen on the sandbox's loopback: {}", std::strerror(errno)));
+  if (!tcp4.fd || !dns4.fd)
+    fail(fmt::format("cannot listen on the sandbox's loopback: {}", std::strerror(errno)));
   for (const auto& step : std::vector<std::vector<std::string>>{
            {ip, "link", "set", "lo", "up"},
            // A source address for the default route: without one the
@@ -221,8 +229,8 @@ void netsetup_main(int argc, char** argv) {
            // 127.0.0.1 is host-scoped), and replies never match.
            {ip, "addr", "add", fmt::format("{}/32", kSourceAddress4), "dev", "lo"},
            {ip, "route", "add", "default", "dev", "lo", "src", kSourceAddress4},
-           {ipt, "-t", "nat", "-A", "OUTPUT", "-p", "udp", "!", "-d", "127.0.0.0/8", "--dport", "53", "-j", "DNAT",
-            "--to-destination", fmt::format("127.0.0.1:{}", dns4.port)},
+           {ipt, "-t", "nat", "-A", "OUTPUT", "-p", "udp", "!", "-d", "127.0.0.0/8", "--dport",
+            "53", "-j", "DNAT", "--to-destination", fmt::format("127.0.0.1:{}", dns4.port)},
            {ipt, "-t", "nat", "-A", "OUTPUT", "-p", "tcp", "!", "-d", "127.0.0.0/8", "-j", "DNAT",
             "--to-destination", fmt::format("127.0.0.1:{}", tcp4.port)},
        }) {
@@ -237,14 +245,16 @@ void netsetup_main(int argc, char** argv) {
   } else {
     tcp6 = open_loopback(AF_INET6, SOCK_STREAM);
     dns6 = open_loopback(AF_INET6, SOCK_DGRAM);
-    if (!tcp6.fd || !dns6.fd) v6_problem = fmt::format("no IPv6 loopback: {}", std::strerror(errno));
+    if (!tcp6.fd || !dns6.fd)
+      v6_problem = fmt::format("no IPv6 loopback: {}", std::strerror(errno));
   }
   if (v6_problem.empty()) {
     for (const auto& step : std::vector<std::vector<std::string>>{
-             {ip, "-6", "addr", "add", fmt::format("{}/128", kSourceAddress6), "dev", "lo", "nodad"},
+             {ip, "-6", "addr", "add", fmt::format("{}/128", kSourceAddress6), "dev", "lo",
+              "nodad"},
              {ip, "-6", "route", "add", "default", "dev", "lo", "src", kSourceAddress6},
-             {ip6t, "-t", "nat", "-A", "OUTPUT", "-p", "udp", "!", "-d", "::1/128", "--dport", "53", "-j", "DNAT",
-              "--to-destination", fmt::format("[::1]:{}", dns6.port)},
+             {ip6t, "-t", "nat", "-A", "OUTPUT", "-p", "udp", "!", "-d", "::1/128", "--dport", "53",
+              "-j", "DNAT", "--to-destination", fmt::format("[::1]:{}", dns6.port)},
              {ip6t, "-t", "nat", "-A", "OUTPUT", "-p", "tcp", "!", "-d", "::1/128", "-j", "DNAT",
               "--to-destination", fmt::format("[::1]:{}", tcp6.port)},
          }) {
@@ -262,8 +272,10 @@ void netsetup_main(int argc, char** argv) {
       (void)run_tool({ip6t, "-t", "nat", "-F", "OUTPUT"});
       (void)run_tool({ip6t, "-A", "OUTPUT", "!", "-o", "lo", "-j", "REJECT"});
     }
-    fmt::print(stderr, "cordon: IPv6 is not redirected in this sandbox ({}); IPv6 destinations are unreachable\n",
-               v6_problem);
+    fmt::print(
+        stderr,
+        "cordon: IPv6 is not redirected in this sandbox ({}); IPv6 destinations are unreachable\n",
+        v6_problem);
   }
 
   enter_user_namespace_and_drop(uid, gid);

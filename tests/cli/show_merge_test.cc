@@ -60,7 +60,8 @@ TEST_F(ShowMerge, ExistingTraceGetsRun2) {
   auto second = load_events(db_, 2);
   ASSERT_FALSE(second.empty());
   EXPECT_EQ(second.front().seq, 1);
-  auto exec = std::find_if(second.begin(), second.end(), [](const auto& e) { return e.op == "exec"; });
+  auto exec =
+      std::find_if(second.begin(), second.end(), [](const auto& e) { return e.op == "exec"; });
   ASSERT_NE(exec, second.end());
   EXPECT_EQ(exec->abs_path, fixture("mkdir_p"));
 }
@@ -80,7 +81,8 @@ TEST_F(ShowMerge, MergeCopiesRuns) {
   auto ra = load_runs(a), rb = load_runs(b);
   const std::vector<std::pair<std::string, int64_t>> sources = {{a, 1}, {b, 1}, {b, 2}};
   for (size_t i = 0; i < 3; ++i) {
-    const auto& src = sources[i].first == a ? ra[0] : rb[static_cast<size_t>(sources[i].second - 1)];
+    const auto& src =
+        sources[i].first == a ? ra[0] : rb[static_cast<size_t>(sources[i].second - 1)];
     EXPECT_EQ(runs[i].id, static_cast<int64_t>(i + 1));
     EXPECT_EQ(runs[i].argv, src.argv);
     EXPECT_EQ(runs[i].state, src.state);
@@ -126,7 +128,8 @@ TEST_F(ShowMerge, JsonIsValidForAnyPathBytes) {
       "d=json.load(sys.stdin)\n"
       "r=d['runs']\n"
       "assert len(r)==2, r\n"
-      "assert r[0]['state']=='complete' and r[0]['complete'] is True and r[0]['exit_code']==0, r[0]\n"
+      "assert r[0]['state']=='complete' and r[0]['complete'] is True and r[0]['exit_code']==0, "
+      "r[0]\n"
       "assert r[1]['exit_code']==143 and r[1]['exit_signal']==15, r[1]\n";
   RunResult s = run({py, "-c", check_summary}, RunOptions{.stdin_data = summary.out});
   EXPECT_EQ(s.code, 0) << s.describe();
@@ -186,7 +189,8 @@ TEST_F(ShowMerge, EventFiltersByPathAndOp) {
     EXPECT_THAT(l, HasSubstr("\"run\":1,"));
   }
   auto existing = count({"--path", dir_ + "/existing/"});
-  EXPECT_EQ(existing.size(), 3u) << ::testing::PrintToString(existing);  // open, fchdir, open rel.txt
+  EXPECT_EQ(existing.size(), 3u) << ::testing::PrintToString(
+      existing);  // open, fchdir, open rel.txt
   auto renames = count({"--path", dir_, "--op", "rename"});
   ASSERT_EQ(renames.size(), 1u);
   EXPECT_THAT(renames[0], HasSubstr("\"abs_path2\":\"" + dir_ + "/atdir/h2\""));

@@ -42,7 +42,8 @@ class Signals : public ::testing::Test {
   // A command that never ends by itself: each round appends to a marker file
   // and runs another traced process. `token` ($0) makes its processes findable.
   Process start_busy_loop() {
-    std::string script = "while :; do echo x >> '" + marker_ + "'; cat /etc/hostname >/dev/null; done";
+    std::string script =
+        "while :; do echo x >> '" + marker_ + "'; cat /etc/hostname >/dev/null; done";
     return start({cordon_bin(), "trace", "-o", db_, "--", "/bin/sh", "-c", script, token_},
                  RunOptions{.cwd = scratch_.path()});
   }
@@ -120,7 +121,8 @@ TEST_F(Signals, SigkillLeavesAValidIncompleteTrace) {
   EXPECT_GE(runs[0].event_count, before);
   auto events = load_events(db_);
   ASSERT_FALSE(events.empty());
-  EXPECT_TRUE(std::any_of(events.begin(), events.end(), [](const auto& e) { return e.op == "exec"; }));
+  EXPECT_TRUE(
+      std::any_of(events.begin(), events.end(), [](const auto& e) { return e.op == "exec"; }));
   for (size_t i = 0; i < events.size(); ++i) ASSERT_EQ(events[i].seq, static_cast<int64_t>(i + 1));
 
   RunResult show = run({cordon_bin(), "show", db_});
@@ -147,7 +149,8 @@ TEST_F(Signals, CommandKilledBySignal) {
 TEST_F(Signals, TimeoutEndsTheRunFast) {
   // A fractional, test-unique duration to find the sleep by afterwards.
   const std::string duration = "30." + std::to_string(::getpid());
-  RunResult r = trace(db_, {"sleep", duration}, RunOptions{.cwd = scratch_.path()}, {"--timeout", "0.5"});
+  RunResult r =
+      trace(db_, {"sleep", duration}, RunOptions{.cwd = scratch_.path()}, {"--timeout", "0.5"});
   EXPECT_EQ(r.code, 124) << r.describe();
   EXPECT_LT(r.seconds, 10) << "cordon did not stop the command at the deadline";
   EXPECT_THAT(r.err, HasSubstr("cordon: timed out after 0.5s"));

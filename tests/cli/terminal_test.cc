@@ -125,8 +125,9 @@ TEST_F(Terminal, TypedLineReachesTheProgram) {
 TEST_F(Terminal, CtrlCReachesTheCommand) {
   // `ready` is printed just before the shell becomes `sleep 30`; a Ctrl-C
   // in between kills the shell with SIGINT instead, the same ending.
-  PtyChild child({cordon_bin(), "trace", "-o", db_, "--", "/bin/sh", "-c", "echo ready; exec sleep 30"},
-                 scratch_.path());
+  PtyChild child(
+      {cordon_bin(), "trace", "-o", db_, "--", "/bin/sh", "-c", "echo ready; exec sleep 30"},
+      scratch_.path());
   ASSERT_TRUE(child.read_until("ready", 30)) << child.screen();
   sleep_seconds(0.3);
   double typed = now_seconds();

@@ -44,15 +44,16 @@ TEST_P(DraftEnforced, TheDraftWorksFirstTimeAndNoWider) {
   write_file(root_ / "cwd/escape_probe", read_file(fixture("escape_probe")), 0755);
 
   const std::string draft = root_ / "draft.sbx";
-  RunResult learned = run({cordon_bin(), "learn", "--trace", root_ / "t.db", "--output", draft, "--",
-                           "./fixture", dir},
-                          options());
+  RunResult learned = run(
+      {cordon_bin(), "learn", "--trace", root_ / "t.db", "--output", draft, "--", "./fixture", dir},
+      options());
   ASSERT_EQ(learned.code, 0) << learned.describe();
 
   // Undo what the learn run did, so the enforced run does it all again.
   remove_tree(dir);
   prepare_dir(dir);
-  RunResult enforced = run({cordon_bin(), "run", "--policy", draft, "--", "./fixture", dir}, options());
+  RunResult enforced =
+      run({cordon_bin(), "run", "--policy", draft, "--", "./fixture", dir}, options());
   EXPECT_EQ(enforced.code, 0) << enforced.describe() << "\ndraft:\n" << read_file(draft);
 
   // Next to the granted directory, not in it.
@@ -66,7 +67,8 @@ TEST_P(DraftEnforced, TheDraftWorksFirstTimeAndNoWider) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, DraftEnforced,
                          ::testing::Values("create_write_rename", "mkdir_p", "link_rename_across",
                                            "access_probe", "stat_only", "list_dir", "at_calls",
-                                           "threads", "fork_tree", "weird_names", "openat2_beneath"));
+                                           "threads", "fork_tree", "weird_names",
+                                           "openat2_beneath"));
 
 }  // namespace
 }  // namespace cordon::ittest

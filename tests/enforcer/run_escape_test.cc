@@ -35,12 +35,14 @@ class RunEscape : public ::testing::Test {
   RunOptions options(const std::string& cwd = "") const {
     RunOptions o;
     o.cwd = cwd.empty() ? ws() : cwd;
-    o.env = {{"HOME", home()}, {"XDG_CONFIG_HOME", home_ / "config"}, {"SSH_AUTH_SOCK", "/tmp/agent"}};
+    o.env = {
+        {"HOME", home()}, {"XDG_CONFIG_HOME", home_ / "config"}, {"SSH_AUTH_SOCK", "/tmp/agent"}};
     o.timeout = 60;
     return o;
   }
 
-  RunResult cordon_run(const std::vector<std::string>& command, const std::vector<std::string>& extra = {},
+  RunResult cordon_run(const std::vector<std::string>& command,
+                       const std::vector<std::string>& extra = {},
                        const std::string& cwd = "") const {
     std::vector<std::string> argv = {cordon_bin(), "run"};
     argv.insert(argv.end(), extra.begin(), extra.end());
@@ -49,7 +51,8 @@ class RunEscape : public ::testing::Test {
     return run(argv, options(cwd));
   }
 
-  int probe(const std::vector<std::string>& args, const std::vector<std::string>& extra = {}) const {
+  int probe(const std::vector<std::string>& args,
+            const std::vector<std::string>& extra = {}) const {
     std::vector<std::string> command = {ws() + "/escape_probe"};
     command.insert(command.end(), args.begin(), args.end());
     return cordon_run(command, extra).code;
@@ -73,7 +76,8 @@ TEST_F(RunEscape, CredentialsAreAbsent) {
   // Even when the working directory is the home directory, so home is
   // writable: the deny still hides ~/.ssh.
   write_file(home() + "/escape_probe", read_file(fixture("escape_probe")), 0755);
-  std::vector<std::string> command = {home() + "/escape_probe", "read", home() + "/.ssh/id_ed25519"};
+  std::vector<std::string> command = {home() + "/escape_probe", "read",
+                                      home() + "/.ssh/id_ed25519"};
   EXPECT_EQ(cordon_run(command, {}, home()).code, ENOENT);
   EXPECT_EQ(read_file(home() + "/.ssh/id_ed25519"), "secret\n");
 }
@@ -150,8 +154,8 @@ TEST_F(RunEscape, HostSysvSharedMemoryIsNotVisible) {
 }
 
 TEST_F(RunEscape, NoInheritedDescriptorLeaksIn) {
-  std::string cmd = "exec 7</etc/hostname; exec '" + cordon_bin() + "' run -- '" + ws() +
-                    "/escape_probe' fd 7";
+  std::string cmd =
+      "exec 7</etc/hostname; exec '" + cordon_bin() + "' run -- '" + ws() + "/escape_probe' fd 7";
   RunResult r = run({"/bin/sh", "-c", cmd}, options());
   EXPECT_EQ(r.code, EBADF) << r.describe();
   EXPECT_EQ(probe({"fd", "3"}), EBADF);
@@ -165,14 +169,16 @@ TEST_F(RunEscape, NothingOutlivesTheRun) {
 TEST_F(RunEscape, ADeniedFifoIsNeverOpenedAndReadsEmpty) {
   ASSERT_EQ(::mkfifo((ws() + "/fifo").c_str(), 0644), 0);
   write_file(home_ / "p.sbx", "fs {\n  deny \"" + ws() + "/fifo\"\n}\n");
-  RunResult r = cordon_run({ws() + "/escape_probe", "read", ws() + "/fifo"}, {"--policy", home_ / "p.sbx"});
+  RunResult r =
+      cordon_run({ws() + "/escape_probe", "read", ws() + "/fifo"}, {"--policy", home_ / "p.sbx"});
   EXPECT_EQ(r.code, 0) << r.describe();  // an empty file, not a FIFO that blocks
   EXPECT_LT(r.seconds, 30);
 }
 
 TEST_F(RunEscape, OnlyPassedVariablesGetIn) {
-  RunResult r = cordon_run({"/bin/sh", "-c", "test -z \"$SSH_AUTH_SOCK\" && test -n \"$HOME\" && "
-                                             "test \"$CORDON_SANDBOX\" = 1"});
+  RunResult r = cordon_run({"/bin/sh", "-c",
+                            "test -z \"$SSH_AUTH_SOCK\" && test -n \"$HOME\" && "
+                            "test \"$CORDON_SANDBOX\" = 1"});
   EXPECT_EQ(r.code, 0) << r.describe();
 }
 
@@ -196,7 +202,9 @@ TEST_F(RunEscape, OddWorkingDirectoryNamesWork) {
 }
 
 TEST_F(RunEscape, TheContextFileIsReadOnlyAndLeavesNoTrace) {
-  RunResult r = cordon_run({"/bin/sh", "-c", "cat \"$CORDON_SANDBOX_CONTEXT\" && ! echo x >> \"$CORDON_SANDBOX_CONTEXT\""});
+  RunResult r =
+      cordon_run({"/bin/sh", "-c",
+                  "cat \"$CORDON_SANDBOX_CONTEXT\" && ! echo x >> \"$CORDON_SANDBOX_CONTEXT\""});
   EXPECT_EQ(r.code, 0) << r.describe();
   EXPECT_NE(r.out.find("cordon sandbox"), std::string::npos);
   EXPECT_FALSE(exists(home() + "/.cordon"));

@@ -85,10 +85,13 @@ TEST_F(TraceDbTest, RoundTripsRunsEventsAndProcesses) {
   std::vector<std::string> seen;
   EventFilter f;
   f.path_prefix = "/d";
-  ASSERT_TRUE(reader->for_each_event(f, [&](int64_t, const EventRecord& e) {
-                       seen.push_back(*e.abs_path);
-                       return true;
-                     }).ok());
+  ASSERT_TRUE(reader
+                  ->for_each_event(f,
+                                   [&](int64_t, const EventRecord& e) {
+                                     seen.push_back(*e.abs_path);
+                                     return true;
+                                   })
+                  .ok());
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0], odd);
 }

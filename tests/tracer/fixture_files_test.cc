@@ -16,9 +16,9 @@ class FileFixtures : public FixtureTest {};
 
 TEST_F(FileFixtures, CreateWriteRename) {
   trace_fixture("create_write_rename");
-  EXPECT_THAT(briefs(own_, dir_), ElementsAre(exec_brief("create_write_rename"),
-                                               "openat open DIR/out.tmp new",
-                                               "rename rename DIR/out.tmp existed -> DIR/out.txt new"));
+  EXPECT_THAT(briefs(own_, dir_),
+              ElementsAre(exec_brief("create_write_rename"), "openat open DIR/out.tmp new",
+                          "rename rename DIR/out.tmp existed -> DIR/out.txt new"));
   ASSERT_EQ(own_.size(), 3u);
   const auto& open = own_[1];
   EXPECT_EQ(open.path, dir_ + "/out.tmp");
@@ -85,14 +85,16 @@ TEST_F(FileFixtures, ListDirIsAListOnDir) {
   EXPECT_EQ(accmode(own_[1]), O_RDONLY);
   EXPECT_TRUE(*own_[1].flags & O_DIRECTORY);
   // open(2) ignores the mode unless it creates a file: none is recorded.
-  EXPECT_FALSE(own_[1].mode) << "mode " << own_[1].mode.value_or(-1) << " recorded for O_DIRECTORY open";
+  EXPECT_FALSE(own_[1].mode) << "mode " << own_[1].mode.value_or(-1)
+                             << " recorded for O_DIRECTORY open";
   EXPECT_FALSE(own_[2].path);  // named by fd
 }
 
 TEST_F(FileFixtures, Openat2BeneathResolvesAgainstDirfd) {
   trace_fixture("openat2_beneath");
-  EXPECT_THAT(briefs(own_, dir_), ElementsAre(exec_brief("openat2_beneath"), "openat open DIR existed",
-                                               "openat2 open DIR/data.txt existed"));
+  EXPECT_THAT(briefs(own_, dir_),
+              ElementsAre(exec_brief("openat2_beneath"), "openat open DIR existed",
+                          "openat2 open DIR/data.txt existed"));
   ASSERT_EQ(own_.size(), 3u);
   EXPECT_TRUE(*own_[1].flags & O_PATH);
   EXPECT_FALSE(own_[1].mode);
@@ -103,18 +105,19 @@ TEST_F(FileFixtures, Openat2BeneathResolvesAgainstDirfd) {
 
 TEST_F(FileFixtures, AtCallsResolveThroughDirfdAndCwd) {
   trace_fixture("at_calls");
-  EXPECT_THAT(briefs(own_, dir_),
-              ElementsAre(exec_brief("at_calls"), "openat open DIR existed",
-                          "mkdirat create DIR/atdir new", "openat open DIR/atdir/f new",
-                          "fchmodat modify DIR/atdir/f existed", "utimensat modify DIR/atdir/f existed",
-                          "symlinkat create DIR/atdir/l new -> DIR/atdir/f",
-                          "readlinkat stat DIR/atdir/l existed",
-                          "linkat link DIR/atdir/f existed -> DIR/atdir/h new",
-                          "renameat rename DIR/atdir/h existed -> DIR/atdir/h2 new",
-                          "unlinkat remove DIR/atdir/h2 existed", "openat open DIR/existing existed",
-                          "fchdir chdir DIR/existing existed", "openat open DIR/existing/rel.txt new",
-                          "unlinkat remove DIR/atdir/l existed", "unlinkat remove DIR/atdir/f existed",
-                          "unlinkat remove DIR/atdir existed"));
+  EXPECT_THAT(
+      briefs(own_, dir_),
+      ElementsAre(exec_brief("at_calls"), "openat open DIR existed", "mkdirat create DIR/atdir new",
+                  "openat open DIR/atdir/f new", "fchmodat modify DIR/atdir/f existed",
+                  "utimensat modify DIR/atdir/f existed",
+                  "symlinkat create DIR/atdir/l new -> DIR/atdir/f",
+                  "readlinkat stat DIR/atdir/l existed",
+                  "linkat link DIR/atdir/f existed -> DIR/atdir/h new",
+                  "renameat rename DIR/atdir/h existed -> DIR/atdir/h2 new",
+                  "unlinkat remove DIR/atdir/h2 existed", "openat open DIR/existing existed",
+                  "fchdir chdir DIR/existing existed", "openat open DIR/existing/rel.txt new",
+                  "unlinkat remove DIR/atdir/l existed", "unlinkat remove DIR/atdir/f existed",
+                  "unlinkat remove DIR/atdir existed"));
   ASSERT_EQ(own_.size(), 17u);
   // The names as the program gave them.
   EXPECT_EQ(own_[2].path, "atdir");

@@ -76,9 +76,10 @@ TEST_F(ProcessFixtures, ExecAtResolvesFdAndDirfd) {
 TEST_F(ProcessFixtures, ThreadsAttributedToTheirTids) {
   trace_fixture("threads");
   std::vector<schema::EventRecord> opens = of_op("open");
-  EXPECT_THAT(briefs(opens, dir_),
-              UnorderedElementsAre("openat open DIR/thread_0.txt new", "openat open DIR/thread_1.txt new",
-                                   "openat open DIR/thread_2.txt new", "openat open DIR/thread_3.txt new"));
+  EXPECT_THAT(
+      briefs(opens, dir_),
+      UnorderedElementsAre("openat open DIR/thread_0.txt new", "openat open DIR/thread_1.txt new",
+                           "openat open DIR/thread_2.txt new", "openat open DIR/thread_3.txt new"));
   std::set<int64_t> tids;
   for (const auto& e : opens) {
     EXPECT_EQ(e.pid, root_pid_);
@@ -228,7 +229,8 @@ TEST_F(ProcessFixtures, RunRow) {
   EXPECT_THAT(processes_[0].exit_code, Optional(0));
   EXPECT_TRUE(processes_[0].ppid);
   // The summary line on stderr.
-  EXPECT_NE(result_.err.find("cordon: trace: " + db_ + " (run 1, "), std::string::npos) << result_.err;
+  EXPECT_NE(result_.err.find("cordon: trace: " + db_ + " (run 1, "), std::string::npos)
+      << result_.err;
 }
 
 }  // namespace

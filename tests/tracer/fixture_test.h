@@ -73,6 +73,8 @@ class FixtureTest : public ::testing::Test {
   int64_t root_pid_ = 0;
 };
 
-inline int64_t accmode(const schema::EventRecord& e) { return e.flags.value_or(-1) & O_ACCMODE; }
+inline int64_t accmode(const schema::EventRecord& e) {
+  return e.flags.value_or(-1) & O_ACCMODE;
+}
 
 }  // namespace cordon::ittest

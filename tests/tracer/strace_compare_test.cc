@@ -114,8 +114,9 @@ std::map<std::string, int> strace_pairs(const std::string& log, const std::vecto
     if (i == 0 || i >= line.size() || line[i] != ' ') continue;
     while (i < line.size() && line[i] == ' ') ++i;
     size_t name_start = i;
-    while (i < line.size() && (std::islower(static_cast<unsigned char>(line[i])) ||
-                               std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == '_')) {
+    while (i < line.size() &&
+           (std::islower(static_cast<unsigned char>(line[i])) ||
+            std::isdigit(static_cast<unsigned char>(line[i])) || line[i] == '_')) {
       ++i;
     }
     if (i == name_start || i >= line.size() || line[i] != '(') continue;  // resumed, signals, exits
@@ -187,7 +188,9 @@ std::string display(const std::string& k) {
   return out.size() > 300 ? out.substr(0, 300) + "..." : out;
 }
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class StraceCompare : public ::testing::TestWithParam<Case> {};
 
@@ -223,8 +226,9 @@ TEST_P(StraceCompare, EveryPathStraceSeesIsTraced) {
 
   fresh();
   const std::string log_path = base / "strace.log";
-  std::vector<std::string> strace_argv = {find_program("strace"), "-f", "-qq", "-xx", "-s", "65536",
-                                          "-e", "trace=" + strace_trace_list(), "-o", log_path};
+  std::vector<std::string> strace_argv = {
+      find_program("strace"),         "-f", "-qq",   "-xx", "-s", "65536", "-e",
+      "trace=" + strace_trace_list(), "-o", log_path};
   strace_argv.insert(strace_argv.end(), argv.begin(), argv.end());
   RunResult native = run(strace_argv, opt);
   ASSERT_FALSE(native.timed_out) << native.describe();
@@ -267,9 +271,10 @@ TEST_P(StraceCompare, EveryPathStraceSeesIsTraced) {
 std::vector<Case> fixture_cases() {
   std::vector<Case> out;
   for (const char* name :
-       {"create_write_rename", "mkdir_p", "link_rename_across", "access_probe", "stat_only", "list_dir",
-        "exec_at", "openat2_beneath", "at_calls", "threads", "fork_tree", "vfork_exec", "connect_loopback",
-        "weird_names", "outlive_parent", "io_uring_probe", "bad_pointer", "exit_code", "tty_read"}) {
+       {"create_write_rename", "mkdir_p", "link_rename_across", "access_probe", "stat_only",
+        "list_dir", "exec_at", "openat2_beneath", "at_calls", "threads", "fork_tree", "vfork_exec",
+        "connect_loopback", "weird_names", "outlive_parent", "io_uring_probe", "bad_pointer",
+        "exit_code", "tty_read"}) {
     Case c{name, {name, "@DIR"}, true, {}};
     if (c.name == "exit_code") c.argv.push_back("0");
     out.push_back(c);
@@ -280,14 +285,22 @@ std::vector<Case> fixture_cases() {
 std::vector<Case> command_cases() {
   return {
       {"sh_echo_cat_rm", {"/bin/sh", "-c", "echo hi > f; cat f; rm f"}, false, {}},
-      {"tar_create_extract", {"/bin/sh", "-c", "tar -cf x.tar src && mkdir out && tar -xf x.tar -C out"}, false, {}},
+      {"tar_create_extract",
+       {"/bin/sh", "-c", "tar -cf x.tar src && mkdir out && tar -xf x.tar -C out"},
+       false,
+       {}},
       {"cp_recursive", {"cp", "-r", "src", "dst"}, false, {}},
-      {"git_init", {"git", "init", "-q", "repo"}, false, {{R"((\.git/)t[A-Za-z0-9]{6}$)", "$1tXXXXXX"}}},
+      {"git_init",
+       {"git", "init", "-q", "repo"},
+       false,
+       {{R"((\.git/)t[A-Za-z0-9]{6}$)", "$1tXXXXXX"}}},
       {"python_listdir", {"/usr/bin/python3", "-c", "import os; os.listdir('.')"}, false, {}},
   };
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) { return info.param.name; }
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.name;
+}
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, StraceCompare, ::testing::ValuesIn(fixture_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Commands, StraceCompare, ::testing::ValuesIn(command_cases()), case_name);

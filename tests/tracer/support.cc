@@ -52,9 +52,15 @@ int memfd(const char* name) {
 
 }  // namespace
 
-std::string cordon_bin() { return env_or("CORDON_BIN", CORDON_DEFAULT_BIN); }
-std::string fixtures_dir() { return env_or("CORDON_FIXTURES_DIR", CORDON_DEFAULT_FIXTURES_DIR); }
-std::string fixture(const std::string& name) { return fixtures_dir() + "/" + name; }
+std::string cordon_bin() {
+  return env_or("CORDON_BIN", CORDON_DEFAULT_BIN);
+}
+std::string fixtures_dir() {
+  return env_or("CORDON_FIXTURES_DIR", CORDON_DEFAULT_FIXTURES_DIR);
+}
+std::string fixture(const std::string& name) {
+  return fixtures_dir() + "/" + name;
+}
 std::string prepare_script() {
   return env_or("CORDON_SOURCE_DIR", CORDON_DEFAULT_SOURCE_DIR) + "/fixtures/prepare_dir.sh";
 }
@@ -89,7 +95,9 @@ ScratchDir::ScratchDir(const std::string& tag) {
   path_ = buf.data();
 }
 
-ScratchDir::~ScratchDir() { remove_tree(path_); }
+ScratchDir::~ScratchDir() {
+  remove_tree(path_);
+}
 
 void remove_tree(const std::string& path) {
   struct stat st;
@@ -128,7 +136,8 @@ std::string read_file(const std::string& path) {
 void write_file(const std::string& path, const std::string& data, mode_t mode) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) fail("create " + path);
-  if (::write(fd, data.data(), data.size()) != static_cast<ssize_t>(data.size())) fail("write " + path);
+  if (::write(fd, data.data(), data.size()) != static_cast<ssize_t>(data.size()))
+    fail("write " + path);
   ::close(fd);
   ::chmod(path.c_str(), mode);
 }
@@ -142,7 +151,9 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void sleep_seconds(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+void sleep_seconds(double s) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(s));
+}
 
 std::string RunResult::describe() const {
   std::string s = "exit " + std::to_string(code);
@@ -156,8 +167,12 @@ Process::Process(pid_t pid, int out_fd, int err_fd, double timeout)
     : pid_(pid), out_fd_(out_fd), err_fd_(err_fd), timeout_(timeout), started_(now_seconds()) {}
 
 Process::Process(Process&& o) noexcept
-    : pid_(o.pid_), out_fd_(o.out_fd_), err_fd_(o.err_fd_), timeout_(o.timeout_),
-      started_(o.started_), status_(o.status_) {
+    : pid_(o.pid_),
+      out_fd_(o.out_fd_),
+      err_fd_(o.err_fd_),
+      timeout_(o.timeout_),
+      started_(o.started_),
+      status_(o.status_) {
   o.pid_ = -1;
   o.out_fd_ = o.err_fd_ = -1;
 }
@@ -180,7 +195,9 @@ bool Process::poll() {
   return status_.has_value();
 }
 
-std::string Process::output_so_far() const { return read_fd(out_fd_); }
+std::string Process::output_so_far() const {
+  return read_fd(out_fd_);
+}
 
 RunResult Process::finish() {
   RunResult r;
@@ -265,8 +282,8 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options) {
   return start(argv, options).finish();
 }
 
-RunResult trace(const std::string& db, const std::vector<std::string>& command, const RunOptions& options,
-                const std::vector<std::string>& extra) {
+RunResult trace(const std::string& db, const std::vector<std::string>& command,
+                const RunOptions& options, const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {cordon_bin(), "trace", "-o", db};
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back("--");
@@ -334,7 +351,8 @@ std::string brief(const schema::EventRecord& e, const std::string& dir) {
   return s;
 }
 
-std::vector<std::string> briefs(const std::vector<schema::EventRecord>& events, const std::string& dir) {
+std::vector<std::string> briefs(const std::vector<schema::EventRecord>& events,
+                                const std::string& dir) {
   std::vector<std::string> out;
   for (const auto& e : events) out.push_back(brief(e, dir));
   return out;
@@ -348,7 +366,8 @@ std::vector<pid_t> pids_with_arg(const std::string& token) {
     char* end;
     long pid = std::strtol(ent->d_name, &end, 10);
     if (*end != '\0' || pid <= 0 || pid == ::getpid()) continue;
-    int fd = ::open(("/proc/" + std::string(ent->d_name) + "/cmdline").c_str(), O_RDONLY | O_CLOEXEC);
+    int fd =
+        ::open(("/proc/" + std::string(ent->d_name) + "/cmdline").c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
     std::string cmdline = read_fd(fd);
     ::close(fd);

@@ -55,13 +55,13 @@ struct RunOptions {
   std::string cwd = {};                                       // "" = inherit
   std::vector<std::pair<std::string, std::string>> env = {};  // set (or override)
   std::vector<std::string> unset_env = {};
-  std::string stdin_data = {};                                // fed through a memfd
-  double timeout = 120;                                   // then SIGKILL
+  std::string stdin_data = {};  // fed through a memfd
+  double timeout = 120;         // then SIGKILL
 };
 
 struct RunResult {
-  int code = -1;    // exit code, 128+N when killed by signal N
-  int signal = 0;   // the killing signal, 0 when it exited
+  int code = -1;   // exit code, 128+N when killed by signal N
+  int signal = 0;  // the killing signal, 0 when it exited
   bool timed_out = false;
   double seconds = 0;
   std::string out, err;
@@ -107,7 +107,8 @@ std::vector<schema::EventRecord> own_events(const std::vector<schema::EventRecor
                                             const std::string& dir);
 // "syscall op ABS[ existed|new] [-> ABS2[ existed|new]]" with `dir` shown as DIR.
 std::string brief(const schema::EventRecord& e, const std::string& dir);
-std::vector<std::string> briefs(const std::vector<schema::EventRecord>& events, const std::string& dir);
+std::vector<std::string> briefs(const std::vector<schema::EventRecord>& events,
+                                const std::string& dir);
 
 // Pids of live processes whose argv contains `token` as a whole argument or
 // inside one (found through /proc; our own pid excluded).

@@ -17,7 +17,8 @@ TEST(NetDns, QueryRoundTrip) {
   EXPECT_EQ(parsed->id, 0x1234);
   EXPECT_EQ(parsed->name, "example.com");
   EXPECT_EQ(parsed->qtype, dns::kTypeA);
-  std::string r = dns::build_response(q, *parsed, dns::kNoError, {ip::make_address("198.18.0.2")}, 60);
+  std::string r =
+      dns::build_response(q, *parsed, dns::kNoError, {ip::make_address("198.18.0.2")}, 60);
   auto reply = dns::parse_reply(r);
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->id, 0x1234);
@@ -38,19 +39,21 @@ TEST(NetDns, MalformedIsIgnored) {
 }
 
 TEST(NetRules, SpecialRanges) {
-  for (const char* a : {"127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.1.1",
-                        "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fc00::1", "fd12::1", "::ffff:10.0.0.1",
-                        "::ffff:127.0.0.1"}) {
+  for (const char* a : {"127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
+                        "169.254.1.1", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fc00::1",
+                        "fd12::1", "::ffff:10.0.0.1", "::ffff:127.0.0.1"}) {
     EXPECT_TRUE(is_special(ip::make_address(a))) << a;
   }
-  for (const char* a : {"93.184.216.34", "172.32.0.1", "8.8.8.8", "2606:4700::1111", "::ffff:1.1.1.1"}) {
+  for (const char* a :
+       {"93.184.216.34", "172.32.0.1", "8.8.8.8", "2606:4700::1111", "::ffff:1.1.1.1"}) {
     EXPECT_FALSE(is_special(ip::make_address(a))) << a;
   }
 }
 
 TEST(NetRules, Matching) {
   std::vector<schema::NetDestination> d;
-  for (const char* t : {"example.com:443", "host.internal:5432", "10.0.0.5:8000-8080", "[2001:db8::1]:*"}) {
+  for (const char* t :
+       {"example.com:443", "host.internal:5432", "10.0.0.5:8000-8080", "[2001:db8::1]:*"}) {
     d.push_back(*schema::parse_destination(t));
   }
   Rules r(d);

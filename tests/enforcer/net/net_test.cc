@@ -34,7 +34,8 @@ int loopback_socket(int type, uint16_t& port) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof a;
   if (s < 0 || ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      (type == SOCK_STREAM && ::listen(s, 64) != 0) || ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      (type == SOCK_STREAM && ::listen(s, 64) != 0) ||
+      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
     throw std::runtime_error("cannot open a loopback socket");
   }
   port = ntohs(a.sin_port);
@@ -99,7 +100,9 @@ class EchoServer : public Server {
 // UDP DNS: A records from a table, NXDOMAIN for the rest.
 class DnsServer : public Server {
  public:
-  explicit DnsServer(std::map<std::string, std::string> a) : table_(std::move(a)) { run(SOCK_DGRAM); }
+  explicit DnsServer(std::map<std::string, std::string> a) : table_(std::move(a)) {
+    run(SOCK_DGRAM);
+  }
   ~DnsServer() override {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
@@ -173,8 +176,8 @@ class NetTest : public ::testing::Test {
     argv.insert(argv.end(), cmd.begin(), cmd.end());
     return ittest::run(argv, {.cwd = dir_.path(), .env = {{"HOME", dir_ / "home"}}, .timeout = 60});
   }
-  ittest::RunResult client(const std::vector<std::string>& pol, const std::string& host, uint16_t port,
-                           const std::string& upstream = "") {
+  ittest::RunResult client(const std::vector<std::string>& pol, const std::string& host,
+                           uint16_t port, const std::string& upstream = "") {
     return run(pol, {"/usr/bin/python3", "-c", kClient, host, std::to_string(port)}, upstream);
   }
   ittest::ScratchDir dir_{"cordon-net"};
@@ -191,11 +194,13 @@ TEST_F(NetTest, HostInternalReachesTheHostsLoopback) {
 
 TEST_F(NetTest, WithoutARuleTheConnectionIsRefusedAndReported) {
   EchoServer echo;
-  auto r = client({policy(fmt_rule("host.internal", static_cast<uint16_t>(echo.port() == 1 ? 2 : 1)))},
-                  "host.internal", echo.port());
+  auto r =
+      client({policy(fmt_rule("host.internal", static_cast<uint16_t>(echo.port() == 1 ? 2 : 1)))},
+             "host.internal", echo.port());
   EXPECT_NE(r.out, "reply:ping\n") << r.describe();
   EXPECT_EQ(echo.accepted.load(), 0);
-  EXPECT_NE(r.err.find("refused host.internal:" + std::to_string(echo.port())), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("refused host.internal:" + std::to_string(echo.port())), std::string::npos)
+      << r.describe();
 }
 
 TEST_F(NetTest, LiteralLoopbackIsTheSandboxsOwn) {
@@ -221,7 +226,8 @@ threading.Thread(target=serve, daemon=True).start()
 s = socket.create_connection(("127.0.0.1", l.getsockname()[1]), timeout=5); s.sendall(b"self")
 print(s.recv(16).decode())
 )py";
-  for (const auto& pol : {std::vector<std::string>{}, std::vector<std::string>{policy("allow_tcp [\"host.internal:9\"]")}}) {
+  for (const auto& pol : {std::vector<std::string>{},
+                          std::vector<std::string>{policy("allow_tcp [\"host.internal:9\"]")}}) {
     auto r = run(pol, {"/usr/bin/python3", "-c", kSelf});
     EXPECT_EQ(r.code, 0) << r.describe();
     EXPECT_EQ(r.out, "self\n") << r.describe();
@@ -230,18 +236,20 @@ print(s.recv(16).decode())
 
 TEST_F(NetTest, NoRulesMeansNoNetworkAtAll) {
   auto r = run({}, {"/usr/bin/python3", "-c",
-                    "import socket\ntry:\n socket.create_connection(('198.51.100.1', 80), timeout=3)\n print('connected')\n"
+                    "import socket\ntry:\n socket.create_connection(('198.51.100.1', 80), "
+                    "timeout=3)\n print('connected')\n"
                     "except OSError as e: print('error:%d' % e.errno)"});
   EXPECT_EQ(r.out, "error:101\n") << r.describe();  // ENETUNREACH
 }
 
 TEST_F(NetTest, AllowedNamesResolveOthersDoNot) {
   EchoServer echo;
-  DnsServer dns({{"svc.test", "127.0.0.1"}, {"priv.test", "127.0.0.1"}, {"other.test", "127.0.0.1"}});
+  DnsServer dns(
+      {{"svc.test", "127.0.0.1"}, {"priv.test", "127.0.0.1"}, {"other.test", "127.0.0.1"}});
   std::string up = "127.0.0.1:" + std::to_string(dns.port());
   // svc.test resolves to loopback; the literal rule lets that address be dialled.
-  auto pol = policy(fmt_rule("svc.test", echo.port()) + "\n" + fmt_rule("127.0.0.1", echo.port()) + "\n" +
-                    fmt_rule("priv.test", echo.port()));
+  auto pol = policy(fmt_rule("svc.test", echo.port()) + "\n" + fmt_rule("127.0.0.1", echo.port()) +
+                    "\n" + fmt_rule("priv.test", echo.port()));
   auto r = client({pol}, "svc.test", echo.port(), up);
   EXPECT_EQ(r.out, "reply:ping\n") << r.describe();
   EXPECT_EQ(echo.accepted.load(), 1);
@@ -272,12 +280,14 @@ TEST_F(NetTest, UnsupportedRulesAreRefusedNotIgnored) {
 
 TEST_F(NetTest, CommandHasNoCapabilitiesAndCannotMakeNamespaces) {
   auto r = run({policy("allow_tcp [\"host.internal:9\"]")},
-               {"/bin/sh", "-c", "grep -E '^Cap(Prm|Eff|Bnd|Amb)' /proc/self/status; id -u; "
-                                 "/usr/bin/unshare -U true && echo UNSHARED; "
-                                 "/usr/sbin/iptables -t nat -F OUTPUT 2>/dev/null && echo FLUSHED; true"});
+               {"/bin/sh", "-c",
+                "grep -E '^Cap(Prm|Eff|Bnd|Amb)' /proc/self/status; id -u; "
+                "/usr/bin/unshare -U true && echo UNSHARED; "
+                "/usr/sbin/iptables -t nat -F OUTPUT 2>/dev/null && echo FLUSHED; true"});
   EXPECT_EQ(r.code, 0) << r.describe();
   for (const char* f : {"CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
-    EXPECT_NE(r.out.find(std::string(f) + ":\t0000000000000000"), std::string::npos) << r.describe();
+    EXPECT_NE(r.out.find(std::string(f) + ":\t0000000000000000"), std::string::npos)
+        << r.describe();
   }
   EXPECT_NE(r.out.find(std::to_string(::getuid()) + "\n"), std::string::npos) << r.describe();
   EXPECT_EQ(r.out.find("UNSHARED"), std::string::npos) << r.describe();
@@ -287,11 +297,18 @@ TEST_F(NetTest, CommandHasNoCapabilitiesAndCannotMakeNamespaces) {
 TEST_F(NetTest, ContextListsTheAllowedDestinations) {
   auto r = run({policy("allow_tcp [\"host.internal:5432\", \"example.com:443\"]")}, {"/bin/true"});
   EXPECT_EQ(r.code, 0) << r.describe();
-  std::vector<std::string> argv = {ittest::cordon_bin(), "run", "--no-workspace-policy", "--dry-run",
-                                   "--policy", policy("allow_tcp [\"host.internal:5432\", \"example.com:443\"]"),
-                                   "--", "/bin/true"};
+  std::vector<std::string> argv = {
+      ittest::cordon_bin(),
+      "run",
+      "--no-workspace-policy",
+      "--dry-run",
+      "--policy",
+      policy("allow_tcp [\"host.internal:5432\", \"example.com:443\"]"),
+      "--",
+      "/bin/true"};
   r = ittest::run(argv, {.cwd = dir_.path(), .env = {{"HOME", dir_ / "home"}}});
-  EXPECT_NE(r.out.find("- host.internal:5432\n- example.com:443\n"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("- host.internal:5432\n- example.com:443\n"), std::string::npos)
+      << r.describe();
 }
 
 // The proxy stopping mid-run: established connections end, new ones fail,
@@ -323,8 +340,13 @@ try:
 except OSError as e: print("new:error:%d" % (e.errno or 0))
 )py");
   enforcer::RunRequest req;
-  req.command = {"/bin/sh", "-c", "exec /usr/bin/python3 -c \"$0\" \"$@\" > out.txt 2>&1", script,
-                 std::to_string(echo.port()), flag, go};
+  req.command = {"/bin/sh",
+                 "-c",
+                 "exec /usr/bin/python3 -c \"$0\" \"$@\" > out.txt 2>&1",
+                 script,
+                 std::to_string(echo.port()),
+                 flag,
+                 go};
   req.policy = &policy;
   req.cwd = dir_.path();
   req.home = home;
@@ -335,8 +357,11 @@ except OSError as e: print("new:error:%d" % (e.errno or 0))
   ASSERT_TRUE(launch) << launch.error().message;
   auto session = launch->net;
   ASSERT_TRUE(session);
-  auto done = std::async(std::launch::async, [l = std::move(*launch)]() mutable { return enforcer::execute(std::move(l)); });
-  ASSERT_TRUE(ittest::eventually([&] { return ittest::exists(flag); }, 30)) << ittest::read_file(dir_ / "out.txt");
+  auto done = std::async(std::launch::async, [l = std::move(*launch)]() mutable {
+    return enforcer::execute(std::move(l));
+  });
+  ASSERT_TRUE(ittest::eventually([&] { return ittest::exists(flag); }, 30))
+      << ittest::read_file(dir_ / "out.txt");
   session->stop();
   ittest::write_file(go, "");
   auto outcome = done.get();
@@ -345,7 +370,9 @@ except OSError as e: print("new:error:%d" % (e.errno or 0))
   EXPECT_NE(out.find("first:one"), std::string::npos) << out;
   EXPECT_EQ(out.find("old:one"), std::string::npos) << out;
   EXPECT_NE(out.find("old:"), std::string::npos) << out;
-  EXPECT_TRUE(out.find("new:error") != std::string::npos || out.find("new:eof") != std::string::npos) << out;
+  EXPECT_TRUE(out.find("new:error") != std::string::npos ||
+              out.find("new:eof") != std::string::npos)
+      << out;
   EXPECT_EQ(echo.accepted.load(), 1);
 }
 

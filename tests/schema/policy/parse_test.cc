@@ -94,7 +94,9 @@ TEST(ParsePolicy, CarriageReturnsAreWhitespace) {
 }
 
 TEST(ParsePolicy, LeadingByteOrderMarkIsSkipped) {
-  Policy p = parse_ok("\xef\xbb\xbf" "fs { allow_read \"/a\" }");
+  Policy p = parse_ok(
+      "\xef\xbb\xbf"
+      "fs { allow_read \"/a\" }");
   EXPECT_EQ(values(p), (V{"/a"}));
   EXPECT_EQ(p.rules[0].origin, (Origin{"p.sbx", 1, 20}));
 }
