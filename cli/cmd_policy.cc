@@ -74,18 +74,9 @@ int cmd_policy(const std::vector<std::string>& args) {
     report(kPolicyUsage);
     return kUsage;
   }
-  const std::string cwd = current_dir();
-  if (cwd.empty()) {
-    report(util::sys_error("policy: getcwd").message);
-    return kCordonFailed;
-  }
-  std::vector<std::string> policies;
-  if (parsed.count("policy")) policies = parsed["policy"].as<std::vector<std::string>>();
-  auto policy = schema::load_layers(layer_sources(cwd, invoking_home(), policies));
-  if (!policy) {
-    report(policy.error().message);
-    return kCordonFailed;
-  }
+  std::string cwd;
+  auto policy = current_policy("policy", parsed, cwd);
+  if (!policy) return kCordonFailed;
   fmt::print("{}", parsed.count("json") ? schema::to_json(*policy) : show_text(*policy));
   return kOk;
 }

@@ -41,21 +41,10 @@ int cmd_run(const std::vector<std::string>& args) {
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
 
-  const std::string cwd = current_dir();
-  if (cwd.empty()) {
-    report(util::sys_error("run: getcwd").message);
-    return kCordonFailed;
-  }
+  std::string cwd;
+  auto policy = current_policy("run", parsed, cwd, !parsed.count("no-workspace-policy"));
+  if (!policy) return kCordonFailed;
   const std::string home = invoking_home();
-  std::vector<std::string> extra;
-  if (parsed.count("policy")) extra = parsed["policy"].as<std::vector<std::string>>();
-  schema::LayerSources sources = layer_sources(cwd, home, extra);
-  sources.workspace = !parsed.count("no-workspace-policy");
-  auto policy = schema::load_layers(sources);
-  if (!policy) {
-    report(policy.error().message);
-    return kCordonFailed;
-  }
   enforcer::RunRequest req;
   req.command = command;
   req.policy = &*policy;

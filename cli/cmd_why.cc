@@ -23,18 +23,9 @@ int cmd_why(const std::vector<std::string>& args) {
     report("why: usage: cordon why [--policy FILE]... PATH...");
     return kUsage;
   }
-  const std::string cwd = current_dir();
-  if (cwd.empty()) {
-    report(util::sys_error("why: getcwd").message);
-    return kCordonFailed;
-  }
-  std::vector<std::string> policies;
-  if (parsed.count("policy")) policies = parsed["policy"].as<std::vector<std::string>>();
-  auto policy = schema::load_layers(layer_sources(cwd, invoking_home(), policies));
-  if (!policy) {
-    report(policy.error().message);
-    return kCordonFailed;
-  }
+  std::string cwd;
+  auto policy = current_policy("why", parsed, cwd);
+  if (!policy) return kCordonFailed;
   for (const std::string& arg : parsed["paths"].as<std::vector<std::string>>()) {
     const std::string path = util::join_path(cwd, arg);
     schema::Access a = policy->decide(path);

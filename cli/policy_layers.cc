@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "cli/commands.h"
+
 namespace cordon::cli {
 
 std::string invoking_home() {
@@ -31,6 +33,26 @@ schema::LayerSources layer_sources(const std::string& cwd, const std::string& ho
   s.user_file = schema::user_policy_path(std::getenv("XDG_CONFIG_HOME"), invoking_home());
   s.policy_files = policy_files;
   return s;
+}
+
+std::optional<schema::EffectivePolicy> current_policy(const std::string& name,
+                                                      const cxxopts::ParseResult& parsed,
+                                                      std::string& cwd, bool workspace) {
+  cwd = current_dir();
+  if (cwd.empty()) {
+    report(util::sys_error(name + ": getcwd").message);
+    return std::nullopt;
+  }
+  std::vector<std::string> policies;
+  if (parsed.count("policy")) policies = parsed["policy"].as<std::vector<std::string>>();
+  schema::LayerSources sources = layer_sources(cwd, invoking_home(), policies);
+  sources.workspace = workspace;
+  auto policy = schema::load_layers(sources);
+  if (!policy) {
+    report(policy.error().message);
+    return std::nullopt;
+  }
+  return std::move(*policy);
 }
 
 }  // namespace cordon::cli

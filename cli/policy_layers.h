@@ -3,8 +3,11 @@
 // draft, why, policy show, learn.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <cxxopts.hpp>
 
 #include "schema/policy/layers.h"
 
@@ -21,5 +24,14 @@ std::string current_dir();
 // with `home` as "~".
 schema::LayerSources layer_sources(const std::string& cwd, const std::string& home,
                                    const std::vector<std::string>& policy_files);
+
+// The layers in force for a command run here: the current directory, the
+// invoking user's home, the `--policy` values of `parsed` (if any) and the
+// workspace policy unless `workspace` is false. On failure the cause has
+// been reported (prefixed with `name` where cordon adds the words) and the
+// caller exits with kCordonFailed. `cwd` receives the directory used.
+std::optional<schema::EffectivePolicy> current_policy(const std::string& name,
+                                                      const cxxopts::ParseResult& parsed,
+                                                      std::string& cwd, bool workspace = true);
 
 }  // namespace cordon::cli

@@ -37,20 +37,11 @@ std::optional<int> trace_options(const cxxopts::ParseResult& parsed, const std::
     }
     out.timeout_seconds = t;
   }
-  std::vector<std::string> policies;
-  if (parsed.count("policy")) policies = parsed["policy"].as<std::vector<std::string>>();
   // The layers are read before the command runs, so a policy error costs
   // nothing.
-  const std::string cwd = current_dir();
-  if (cwd.empty()) {
-    report(util::sys_error(name + ": getcwd").message);
-    return kCordonFailed;
-  }
-  auto layers = schema::load_layers(layer_sources(cwd, invoking_home(), policies));
-  if (!layers) {
-    report(layers.error().message);
-    return kCordonFailed;
-  }
+  std::string cwd;
+  auto layers = current_policy(name, parsed, cwd);
+  if (!layers) return kCordonFailed;
   for (const schema::Rule* rule : layers->rules_of(schema::RuleKind::kDeny)) {
     out.deny.push_back(rule->value);
   }

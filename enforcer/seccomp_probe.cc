@@ -10,14 +10,7 @@
 
 #include "util/fd.h"
 #include "util/process.h"
-
-// Debian 12's kernel headers predate both (Linux 6.6).
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
+#include "util/seccomp_compat.h"
 
 namespace cordon::enforcer {
 

@@ -18,14 +18,7 @@
 #include "tracer/decoder.h"
 #include "tracer/remote.h"
 #include "util/process.h"
-
-// Debian 12's headers predate these (kernel 6.6).
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
+#include "util/seccomp_compat.h"
 
 namespace cordon::tracer {
 
