@@ -76,15 +76,25 @@ bool Rules::allows_name(const std::string& name, uint16_t port) const {
   return false;
 }
 
+namespace {
+
+// Whether rule `r` names the address `a` literally.
+bool names_literally(const NetDestination& r, const address& a) {
+  if (r.host_kind != NetDestination::HostKind::kIpv4 &&
+      r.host_kind != NetDestination::HostKind::kIpv6) {
+    return false;
+  }
+  boost::system::error_code ec;
+  address ra = asio_ip::make_address(r.host, ec);
+  return !ec && unmapped(ra) == a;
+}
+
+}  // namespace
+
 bool Rules::names_address(const address& raw) const {
   address a = unmapped(raw);
   for (const auto& r : rules_) {
-    if (r.host_kind != NetDestination::HostKind::kIpv4 &&
-        r.host_kind != NetDestination::HostKind::kIpv6)
-      continue;
-    boost::system::error_code ec;
-    address ra = asio_ip::make_address(r.host, ec);
-    if (!ec && unmapped(ra) == a) return true;
+    if (names_literally(r, a)) return true;
   }
   return false;
 }
@@ -92,13 +102,7 @@ bool Rules::names_address(const address& raw) const {
 bool Rules::allows_address(const address& raw, uint16_t port) const {
   address a = unmapped(raw);
   for (const auto& r : rules_) {
-    if (!port_in(r, port)) continue;
-    if (r.host_kind != NetDestination::HostKind::kIpv4 &&
-        r.host_kind != NetDestination::HostKind::kIpv6)
-      continue;
-    boost::system::error_code ec;
-    address ra = asio_ip::make_address(r.host, ec);
-    if (!ec && unmapped(ra) == a) return true;
+    if (port_in(r, port) && names_literally(r, a)) return true;
   }
   return false;
 }
