@@ -1,7 +1,11 @@
 #include "enforcer/net/session.h"
 
+#include "util/fd.h"
+
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <array>
 #include <fstream>
@@ -104,6 +108,26 @@ class FakePool {
 };
 
 class Relay;
+
+// The kernel buffer a relay direction splices through.
+class SplicePipe {
+ public:
+  bool ready() const { return read_.valid(); }
+  bool open() {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) return false;
+    read_.reset(p[0]);
+    write_.reset(p[1]);
+    // As large as one splice moves, so a full read always fits.
+    ::fcntl(p[1], F_SETPIPE_SZ, static_cast<int>(kRelayBuffer));
+    return true;
+  }
+  int read_end() const { return read_.get(); }
+  int write_end() const { return write_.get(); }
+
+ private:
+  util::Fd read_, write_;
+};
 
 }  // namespace
 
@@ -331,31 +355,58 @@ class Relay : public std::enable_shared_from_this<Relay> {
       error_code e;
       self->out_.set_option(tcp::no_delay(true), e);
       self->in_.set_option(tcp::no_delay(true), e);
-      self->pump(self->in_, self->out_, self->up_, 0);
-      self->pump(self->out_, self->in_, self->down_, 1);
+      self->in_.native_non_blocking(true, e);
+      self->out_.native_non_blocking(true, e);
+      self->pump(self->in_, self->out_, self->up_pipe_, 0);
+      self->pump(self->out_, self->in_, self->down_pipe_, 1);
     });
   }
 
-  void pump(tcp::socket& from, tcp::socket& to, std::vector<char>& buf, int dir) {
-    if (buf.empty()) buf.resize(kRelayBuffer);
-    from.async_read_some(asio::buffer(buf), [self = shared_from_this(), &from, &to, &buf, dir](
-                                                error_code ec, size_t n) {
-      if (ec) {
-        error_code e;
-        if (ec == asio::error::eof) {
-          to.shutdown(tcp::socket::shutdown_send, e);
-          if (++self->halves_done_ == 2) self->close();
-        } else {
-          self->close();
-        }
+  // One direction of the relay: bytes move socket -> pipe -> socket with
+  // splice(2), never through user space, which is what bounds a copying
+  // relay's throughput. Readiness comes from the event loop; the splices
+  // themselves are non-blocking.
+  void pump(tcp::socket& from, tcp::socket& to, SplicePipe& pipe, int dir) {
+    if (!pipe.ready() && !pipe.open()) return close();
+    from.async_wait(tcp::socket::wait_read,
+                    [self = shared_from_this(), &from, &to, &pipe, dir](error_code ec) {
+                      if (ec) return self->close();
+                      ssize_t n = ::splice(from.native_handle(), nullptr, pipe.write_end(), nullptr,
+                                           kRelayBuffer, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+                      if (n == 0) {
+                        error_code e;
+                        to.shutdown(tcp::socket::shutdown_send, e);
+                        if (++self->halves_done_ == 2) self->close();
+                        return;
+                      }
+                      if (n < 0) {
+                        if (errno == EAGAIN || errno == EINTR)
+                          return self->pump(from, to, pipe, dir);
+                        return self->close();
+                      }
+                      self->drain(from, to, pipe, static_cast<size_t>(n), dir);
+                    });
+  }
+
+  void drain(tcp::socket& from, tcp::socket& to, SplicePipe& pipe, size_t left, int dir) {
+    while (left > 0) {
+      ssize_t m = ::splice(pipe.read_end(), nullptr, to.native_handle(), nullptr, left,
+                           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (m > 0) {
+        left -= static_cast<size_t>(m);
+        continue;
+      }
+      if (m < 0 && (errno == EAGAIN || errno == EINTR)) {
+        to.async_wait(tcp::socket::wait_write,
+                      [self = shared_from_this(), &from, &to, &pipe, left, dir](error_code ec) {
+                        if (ec) return self->close();
+                        self->drain(from, to, pipe, left, dir);
+                      });
         return;
       }
-      asio::async_write(to, asio::buffer(buf.data(), n),
-                        [self, &from, &to, &buf, dir](error_code ec2, size_t) {
-                          if (ec2) return self->close();
-                          self->pump(from, to, buf, dir);
-                        });
-    });
+      return close();
+    }
+    pump(from, to, pipe, dir);
   }
 
   // DNS over TCP to the sandbox's resolver address: 2-byte length, message.
@@ -384,7 +435,8 @@ class Relay : public std::enable_shared_from_this<Relay> {
   tcp::socket in_, out_;
   asio::steady_timer timer_;
   std::string dest_;
-  std::vector<char> up_, down_;
+  std::vector<char> up_;
+  SplicePipe up_pipe_, down_pipe_;
   int halves_done_ = 0;
   std::array<char, 2> len_{};
   std::string reply_;
