@@ -4,6 +4,7 @@
 #
 #   bench/run_bench.sh [BUILD_DIR] [RUNS]
 set -euo pipefail
+bench=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
 runs=${2:-20}
 cordon=$(realpath "$build/cordon")
@@ -44,19 +45,8 @@ while i < len(args):
 print("\0".join(out), end="")' > "$scratch/raw.args"
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-time_us() {
-  local t0 t1
-  t0=$(date +%s%N)
-  "$@" >/dev/null 2>&1
-  t1=$(date +%s%N)
-  echo $(((t1 - t0) / 1000))
-}
-measure() {
-  local i
-  "$@" >/dev/null 2>&1 || true
-  for ((i = 0; i < runs; i++)); do time_us "$@"; done | median
-}
+# shellcheck source=bench/measure.sh
+source "$bench/measure.sh"
 
 workload() {
   local name=$1

@@ -8,6 +8,7 @@
 # listings; (b) a loop of `gcc -O2 -c` on a small file, a typical build step.
 # Prints the median wall time of RUNS runs and the ratio to native.
 set -euo pipefail
+bench=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
 runs=${2:-5}
 cordon=$(realpath "$build/cordon")
@@ -27,36 +28,20 @@ cat > "$scratch/gcc_loop.sh" <<SH
 for i in 1 2 3 4 5 6 7 8 9 10; do gcc -O2 -c "$scratch/small.c" -o "$scratch/small.o"; done
 SH
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-
-# time_ms CMD...: wall time of one run in milliseconds.
-time_ms() {
-  local t0 t1
-  t0=$(date +%s%N)
-  "$@" >/dev/null 2>&1
-  t1=$(date +%s%N)
-  echo $(((t1 - t0) / 1000000))
-}
-
-measure() {
-  local label=$1
-  shift
-  local i
-  "$@" >/dev/null 2>&1 || true  # warm the page cache
-  for ((i = 0; i < runs; i++)); do time_ms "$@"; done | median
-}
+# shellcheck source=bench/measure.sh
+source "$bench/measure.sh"
 
 workload() {
   local name=$1
   shift
-  local native cordon_ms strace_ms
-  native=$(measure native "$@")
-  cordon_ms=$(measure cordon "$cordon" trace -o "$scratch/t.db" -- "$@")
+  local native cordon_us strace_us
+  native=$(measure "$@")
+  cordon_us=$(measure "$cordon" trace -o "$scratch/t.db" -- "$@")
   rm -f "$scratch"/t.db*
-  strace_ms=$(measure strace strace -f -qq --seccomp-bpf -o /dev/null -e trace=$syscalls "$@")
-  awk -v n="$name" -v a="$native" -v c="$cordon_ms" -v s="$strace_ms" 'BEGIN {
+  strace_us=$(measure strace -f -qq --seccomp-bpf -o /dev/null -e trace=$syscalls "$@")
+  awk -v n="$name" -v a="$native" -v c="$cordon_us" -v s="$strace_us" 'BEGIN {
     printf "%-26s native %7.0f ms | cordon %7.0f ms %5.2fx | strace %7.0f ms %5.2fx\n",
-      n, a, c, c / a, s, s / a }'
+      n, a / 1000, c / 1000, c / a, s / 1000, s / a }'
 }
 
 "$cordon" trace -o "$scratch/count.db" -- find /usr/share -type f >/dev/null 2>&1
