@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <memory>
+#include <string_view>
 
 #include "schema/trace_db.h"
 #include "schema/trace_db_errors.h"
@@ -130,8 +131,17 @@ Status TraceDb::for_each_event(const EventFilter& filter,
     if (!v) return std::nullopt;
     return *v != 0;
   };
+  auto within = [&](int i) {
+    if (sqlite3_column_type(raw, i) == SQLITE_NULL) return false;
+    std::string_view path(static_cast<const char*>(sqlite3_column_blob(raw, i)),
+                          static_cast<size_t>(sqlite3_column_bytes(raw, i)));
+    return util::path_within(path, *filter.path_prefix);
+  };
   int rc;
   while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+    // The prefix is checked on the raw columns, before an event is built,
+    // so the events a filter drops cost no allocations.
+    if (filter.path_prefix && !within(8) && !within(11)) continue;
     EventRecord e;
     int64_t run_id = sqlite3_column_int64(raw, 0);
     e.seq = sqlite3_column_int64(raw, 1);
@@ -154,11 +164,6 @@ Status TraceDb::for_each_event(const EventFilter& filter,
     e.net_port = integer(18);
     if (auto a = blob(19)) e.argv = unpack_strings(*a);
     e.error = integer(20);
-    if (filter.path_prefix) {
-      bool hit = (e.abs_path && util::path_within(*e.abs_path, *filter.path_prefix)) ||
-                 (e.abs_path2 && util::path_within(*e.abs_path2, *filter.path_prefix));
-      if (!hit) continue;
-    }
     if (!fn(run_id, e)) return {};
   }
   if (rc != SQLITE_DONE) {

@@ -172,7 +172,6 @@ Result<TraceOutcome> run_trace(const TraceOptions& opt) {
   std::optional<util::ExitStatus> command_status;
   int exec_errno = 0;
   std::optional<int> forced_code;  // set when cordon ended the run itself
-  bool shim_open = true;
   bool shown = false;
   auto end_sandbox = [&](schema::RunState state, int code, std::string message) {
     if (forced_code) return;
@@ -225,7 +224,6 @@ Result<TraceOutcome> run_trace(const TraceOptions& opt) {
           auto msg = util::receive_message(ours.get());
           if (!msg || msg->data.empty()) {
             ::epoll_ctl(ep.get(), EPOLL_CTL_DEL, ours.get(), nullptr);
-            shim_open = false;
           } else if (msg->data.rfind("exec-failed ", 0) == 0) {
             exec_errno = std::atoi(msg->data.c_str() + 12);
           } else if (msg->data.rfind("exit ", 0) == 0) {
@@ -245,7 +243,6 @@ Result<TraceOutcome> run_trace(const TraceOptions& opt) {
       }
     }
   }
-  (void)shim_open;
   if (shown) (void)!::write(STDERR_FILENO, "\r\033[K", 4);
 
   supervisor.stop();
