@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <cxxopts.hpp>
 
@@ -58,6 +60,25 @@ int cmd_merge(const std::vector<std::string>& args) {
     }
     fmt::print(stderr, "cordon: merged {} run{} from {}\n", *n, *n == 1 ? "" : "s",
                util::printable(args[i]));
+  }
+  return kOk;
+}
+
+int cmd_upgrade(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    report("upgrade: usage: cordon upgrade TRACE.db...");
+    return kUsage;
+  }
+  for (const auto& path : args) {
+    // open_for_writing would create a missing file; upgrading one is a typo.
+    if (::access(path.c_str(), F_OK) != 0) {
+      report(util::printable(path) + ": cannot open (no such file)");
+      return kCordonFailed;
+    }
+    if (auto db = schema::TraceDb::open_for_writing(path); !db) {
+      report(db.error().message);
+      return kCordonFailed;
+    }
   }
   return kOk;
 }

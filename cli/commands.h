@@ -10,6 +10,7 @@ namespace cordon::cli {
 int cmd_trace(const std::vector<std::string>& args);
 int cmd_show(const std::vector<std::string>& args);
 int cmd_merge(const std::vector<std::string>& args);
+int cmd_upgrade(const std::vector<std::string>& args);
 int cmd_run(const std::vector<std::string>& args);
 int cmd_doctor(const std::vector<std::string>& args);
 int cmd_draft(const std::vector<std::string>& args);

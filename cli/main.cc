@@ -26,6 +26,7 @@ constexpr const char* kUsageText =
     "  trace [--output FILE.db] [--timeout S] -- CMD [ARG...]   record what CMD does\n"
     "  show [--json] [--events [--path P] [--op OP]] TRACE.db    summarise or list a trace\n"
     "  merge OUT.db IN.db...                                     copy runs into one trace\n"
+    "  upgrade TRACE.db...                                       migrate traces to this schema\n"
     "  run [--policy FILE]... [--dry-run] -- CMD [ARG...]       run CMD confined to the policy\n"
     "  doctor [--json]                                           check what this host gives "
     "cordon\n"
@@ -65,6 +66,7 @@ int dispatch(int argc, char** argv) {
   if (cmd == "trace") return cmd_trace(args);
   if (cmd == "show") return cmd_show(args);
   if (cmd == "merge") return cmd_merge(args);
+  if (cmd == "upgrade") return cmd_upgrade(args);
   if (cmd == "run") return cmd_run(args);
   if (cmd == "doctor") return cmd_doctor(args);
   if (cmd == "learn") return cmd_learn(args);

@@ -175,8 +175,8 @@ Result<int64_t> TraceDb::begin_run(const RunInfo& info) {
     SQLite::Statement st(
         *db_,
         "INSERT INTO runs (argv, cwd, env_names, user_name, uid, home, kernel, arch, "
-        "cordon_version, started_at, state, sync_wakeup) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,'running',?)");
+        "cordon_version, started_at, state, sync_wakeup, mode) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?)");
     std::string argv = pack_strings(info.argv);
     std::string env;
     for (const auto& n : info.env_names) env += n + "\n";
@@ -191,6 +191,7 @@ Result<int64_t> TraceDb::begin_run(const RunInfo& info) {
     st.bind(9, info.cordon_version);
     st.bind(10, info.started_at);
     st.bind(11, info.sync_wakeup ? 1 : 0);
+    st.bind(12, info.mode);
     st.exec();
     return db_->getLastInsertRowid();
   } catch (const SQLite::Exception& e) {

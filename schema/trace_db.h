@@ -21,7 +21,7 @@ class Database;
 
 namespace cordon::schema {
 
-inline constexpr int kTraceSchemaVersion = 1;
+inline constexpr int kTraceSchemaVersion = 2;
 
 struct RunInfo {
   std::vector<std::string> argv;
@@ -35,6 +35,9 @@ struct RunInfo {
   std::string cordon_version;
   int64_t started_at = 0;  // Unix ns
   bool sync_wakeup = false;
+  // "learn" records every watched call; "audit" (`cordon run --audit`) only
+  // the calls the enforced sandbox refused.
+  std::string mode = "learn";
 };
 
 enum class RunState { kRunning, kComplete, kInterrupted, kTimeout, kFailed };
@@ -66,7 +69,20 @@ struct EventRecord {
   std::optional<std::string> net_family, net_addr;
   std::optional<int64_t> net_port;
   std::optional<std::vector<std::string>> argv;
-  std::optional<int64_t> error;  // errno the supervisor answered with
+  // learn: the errno the supervisor answered with; audit: the one the
+  // sandbox gave the call.
+  std::optional<int64_t> error;
+};
+
+// One row of the `net` table: what the network proxy saw, counted.
+struct NetRecord {
+  std::string kind;   // "lookup" or "connect"
+  std::string proto;  // "tcp", "udp" or "dns"
+  std::optional<std::string> name, addr;
+  std::optional<int64_t> port;
+  bool allowed = true;
+  std::optional<std::string> reason;  // why it was refused
+  int64_t count = 1;
 };
 
 struct RunSummary {
@@ -81,6 +97,7 @@ struct RunSummary {
   std::string state;
   std::optional<int64_t> exit_code, exit_signal;
   bool sync_wakeup = false;
+  std::string mode = "learn";
   std::optional<std::string> note;
   int64_t process_count = 0;
   int64_t event_count = 0;
@@ -126,6 +143,12 @@ class TraceDb {
   util::Status for_each_event(
       const EventFilter& filter,
       const std::function<bool(int64_t run_id, const EventRecord&)>& fn) const;
+  // Appends the network proxy's records for a run (one transaction).
+  util::Status write_net(int64_t run_id, const std::vector<NetRecord>& records);
+  // The run's network records in the order they were written; every run
+  // when `run_id` is empty.
+  util::Status for_each_net(std::optional<int64_t> run_id,
+                            const std::function<void(int64_t run_id, const NetRecord&)>& fn) const;
   // Copies every run of `other` into this trace as new runs.
   util::Result<int> merge_from(const std::string& other_path);
 

@@ -35,7 +35,7 @@ Result<std::vector<RunSummary>> TraceDb::runs(bool count_events) const {
     SQLite::Statement q(*db_,
                         "SELECT id, argv, cwd, user_name, home, kernel, arch, cordon_version, "
                         "started_at, ended_at, state, exit_code, exit_signal, sync_wakeup, note, "
-                        "(SELECT count(*) FROM processes p WHERE p.run_id = runs.id) "
+                        "(SELECT count(*) FROM processes p WHERE p.run_id = runs.id), mode "
                         "FROM runs ORDER BY id");
     while (q.executeStep()) {
       RunSummary r;
@@ -55,6 +55,7 @@ Result<std::vector<RunSummary>> TraceDb::runs(bool count_events) const {
       r.sync_wakeup = q.getColumn(13).getInt() != 0;
       if (!q.getColumn(14).isNull()) r.note = q.getColumn(14).getString();
       r.process_count = q.getColumn(15).getInt64();
+      r.mode = q.getColumn(16).getString();
       if (!count_events) {
         out.push_back(std::move(r));
         continue;
@@ -194,9 +195,9 @@ Result<int> TraceDb::merge_from(const std::string& other_path) {
             *db_,
             "INSERT INTO runs (argv, cwd, env_names, user_name, uid, home, kernel, "
             "arch, cordon_version, started_at, ended_at, state, exit_code, "
-            "exit_signal, sync_wakeup, note) SELECT argv, cwd, env_names, "
+            "exit_signal, sync_wakeup, note, mode) SELECT argv, cwd, env_names, "
             "user_name, uid, home, kernel, arch, cordon_version, started_at, "
-            "ended_at, state, exit_code, exit_signal, sync_wakeup, note "
+            "ended_at, state, exit_code, exit_signal, sync_wakeup, note, mode "
             "FROM other.runs WHERE id = ?");
         run.bind(1, old_id);
         run.exec();
@@ -216,6 +217,12 @@ Result<int> TraceDb::merge_from(const std::string& other_path) {
         pr.bind(1, new_id);
         pr.bind(2, old_id);
         pr.exec();
+        SQLite::Statement net(*db_,
+                              "INSERT INTO net SELECT ?, seq, kind, proto, name, addr, port, "
+                              "verdict, reason, count FROM other.net WHERE run_id = ?");
+        net.bind(1, new_id);
+        net.bind(2, old_id);
+        net.exec();
         ++merged;
       }
       tx.commit();

@@ -1,5 +1,7 @@
 #include "schema/trace_db.h"
 
+#include "schema/migrations.h"
+
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -166,6 +168,66 @@ TEST_F(TraceDbTest, MergeCopiesEveryRun) {
   auto runs = out->runs();
   ASSERT_EQ(runs->size(), 2u);
   EXPECT_EQ((*runs)[1].event_count, 1);
+}
+
+// A trace written by a cordon with schema 1 is migrated in place when opened
+// for writing, keeps its runs and events, and reads as a learn run.
+TEST_F(TraceDbTest, MigratesAVersion1Trace) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path("old.db").c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, schema_sql(1), nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "PRAGMA user_version = 1;"
+                         "INSERT INTO runs (argv, cwd, env_names, user_name, uid, home, kernel, "
+                         "arch, cordon_version, started_at, state, sync_wakeup) VALUES "
+                         "(x'7400', '/', '', 'u', 0, '/h', 'k', 'a', 'v', 1, 'complete', 0);"
+                         "INSERT INTO events (run_id, seq, time_ns, pid, tid, syscall, op, "
+                         "abs_path) VALUES (1, 1, 0, 1, 1, 'openat', 'open', '/x');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+
+  auto reading = TraceDb::open_for_reading(path("old.db"));
+  ASSERT_FALSE(reading.ok());
+  EXPECT_NE(reading.error().message.find("cordon upgrade"), std::string::npos);
+
+  { ASSERT_TRUE(TraceDb::open_for_writing(path("old.db")).ok()); }
+  auto db = TraceDb::open_for_reading(path("old.db"));
+  ASSERT_TRUE(db.ok()) << db.error().message;
+  auto runs = db->runs();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].mode, "learn");
+  EXPECT_EQ((*runs)[0].event_count, 1);
+}
+
+TEST_F(TraceDbTest, RoundTripsNetRecordsAndAuditMode) {
+  auto db = TraceDb::open_for_writing(path("t.db"));
+  RunInfo i = info();
+  i.mode = "audit";
+  auto run = db->begin_run(i);
+  ASSERT_TRUE(run.ok());
+  NetRecord lookup{"lookup", "dns", "example.test", std::nullopt, std::nullopt, false,
+                   "not in the policy", 3};
+  NetRecord connect{"connect", "tcp", "api.test", "127.0.0.1", 443, true, std::nullopt, 1};
+  ASSERT_TRUE(db->write_net(*run, {lookup}).ok());
+  ASSERT_TRUE(db->write_net(*run, {connect}).ok());
+  std::vector<NetRecord> got;
+  ASSERT_TRUE(db->for_each_net(*run, [&](int64_t, const NetRecord& r) { got.push_back(r); }).ok());
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].name, "example.test");
+  EXPECT_FALSE(got[0].allowed);
+  EXPECT_EQ(got[0].count, 3);
+  EXPECT_EQ(got[1].port, 443);
+  EXPECT_TRUE(got[1].allowed);
+  EXPECT_EQ((*db->runs())[0].mode, "audit");
+
+  auto out = TraceDb::open_for_writing(path("m.db"));
+  ASSERT_TRUE(out->merge_from(path("t.db")).ok());
+  int n = 0;
+  ASSERT_TRUE(out->for_each_net(std::nullopt, [&](int64_t, const NetRecord&) { ++n; }).ok());
+  EXPECT_EQ(n, 2);
+  EXPECT_EQ((*out->runs())[0].mode, "audit");
 }
 
 }  // namespace
