@@ -25,7 +25,7 @@ int cmd_run(const std::vector<std::string>& args) {
     report(
         "run: usage: cordon run [--policy FILE]... [--no-workspace-policy] [--dry-run] "
         "[--no-context] "
-        "[--dns-upstream ADDR[:PORT]] -- "
+        "[--dns-upstream ADDR[:PORT]] [--audit FILE.db] -- "
         "CMD [ARG...]");
     return kUsage;
   }
@@ -36,7 +36,8 @@ int cmd_run(const std::vector<std::string>& args) {
       "dry-run", "print the bwrap command line and the context file, and run nothing")(
       "no-context", "do not give the sandbox its context file")(
       "dns-upstream", "resolver the network proxy asks for allowed names (ADDR[:PORT])",
-      cxxopts::value<std::string>());
+      cxxopts::value<std::string>())("audit", "record every refusal into this trace",
+                                     cxxopts::value<std::string>());
   std::vector<const char*> argv{"cordon run"};
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
@@ -53,6 +54,9 @@ int cmd_run(const std::vector<std::string>& args) {
   req.workspace_policy = req.cwd + "/.cordon.sbx";
   for (char** e = environ; *e; ++e) req.environ.emplace_back(*e);
   req.context = !parsed.count("no-context");
+  if (parsed.count("audit")) {
+    req.audit_output = util::join_path(cwd, parsed["audit"].as<std::string>());
+  }
   // --dns-upstream, else $CORDON_DNS_UPSTREAM, else the host's resolv.conf.
   if (parsed.count("dns-upstream")) {
     req.dns_upstream = parsed["dns-upstream"].as<std::string>();
@@ -82,6 +86,11 @@ int cmd_run(const std::vector<std::string>& args) {
     return kCordonFailed;
   }
   if (!outcome->message.empty()) report(outcome->message);
+  if (outcome->denials) {
+    for (const auto& line : tracer::denial_report(*outcome->denials, req.audit_output)) {
+      report(line);
+    }
+  }
   return outcome->exit_code;
 }
 

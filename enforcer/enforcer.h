@@ -13,6 +13,7 @@
 
 #include "enforcer/plan.h"
 #include "schema/policy/effective.h"
+#include "tracer/audit.h"
 #include "util/fd.h"
 #include "util/result.h"
 
@@ -36,8 +37,11 @@ struct RunRequest {
   // "" for the host's /etc/resolv.conf. See docs/network.md.
   std::string dns_upstream;
   // The cordon executable, run inside the sandbox as the network setup
-  // helper; "" for this process's own (/proc/self/exe).
+  // helper and the audit shim; "" for this process's own (/proc/self/exe).
   std::string cordon_exe;
+  // `--audit FILE.db`: record every refusal into this trace (absolute path);
+  // "" for a plain run.
+  std::string audit_output;
 };
 
 struct Launch {
@@ -50,6 +54,9 @@ struct Launch {
   // The host proxy for a policy with allow_tcp rules (docs/network.md);
   // execute() runs it for the sandbox's lifetime.
   std::shared_ptr<net::Session> net;
+  // The audit supervisor for `--audit` (tracer/audit.h); execute() attaches
+  // it once the sandbox is spawned.
+  std::unique_ptr<tracer::AuditSession> audit;
 };
 
 // Finds the command as the sandbox will: a name with a slash relative to the
@@ -64,6 +71,8 @@ util::Result<Launch> prepare(const RunRequest& request);
 struct RunOutcome {
   int exit_code = 0;    // the command's own status, or 128+N when cordon was signalled
   std::string message;  // one line for stderr when the run did not end normally
+  // With --audit: the refusals recorded, most frequent first.
+  std::optional<std::vector<tracer::Denial>> denials;
 };
 
 // Runs the launch and waits for it; a terminal's Ctrl-C reaches the command,

@@ -79,19 +79,29 @@ util::Result<Launch> prepare(const RunRequest& req) {
   l.bwrap = *bwrap;
   l.plan = std::move(*plan);
   Fd self_exe;
-  if (*net) {
-    // The setup helper is cordon itself, mounted on the sandbox's own /run.
+  const bool audit = !req.audit_output.empty();
+  if (*net || audit) {
+    // The setup helper and the audit shim are cordon itself, mounted on the
+    // sandbox's own /run.
     bool own_run = false;
     for (const auto& op : l.plan.ops) own_run |= op.kind == MountKind::kTmpfs && op.dest == "/run";
     if (!own_run)
-      return Error{
-          "allow_tcp needs the sandbox's own /run, which a grant of /run replaces; refusing to "
-          "run"};
+      return Error{fmt::format(
+          "{} needs the sandbox's own /run, which a grant of /run replaces; refusing to run",
+          *net ? "allow_tcp" : "--audit")};
     std::string exe = req.cordon_exe.empty() ? "/proc/self/exe" : req.cordon_exe;
     self_exe = Fd(::open(exe.c_str(), O_PATH | O_CLOEXEC));
     if (!self_exe) return util::sys_error("open " + util::printable(exe));
+  }
+  if (*net) {
     for (auto& w : (*net)->warnings) l.plan.warnings.push_back(std::move(w));
     l.net = (*net)->session;
+  }
+  if (audit) {
+    auto session = tracer::AuditSession::open(
+        tracer::AuditOptions{req.audit_output, req.command, static_cast<bool>(*net)});
+    if (!session) return session.error();
+    l.audit = std::move(*session);
   }
   auto& a = l.argv;
   a = {l.bwrap,
@@ -187,10 +197,12 @@ util::Result<Launch> prepare(const RunRequest& req) {
         break;
       }
       case MountKind::kRemountRo:
-        if (op.dest == "/" && *net) {
+        if (op.dest == "/" && self_exe) {
           a.push_back("--ro-bind-fd");
           keep(std::move(self_exe));
           a.push_back(net::kHelperPath);
+        }
+        if (op.dest == "/" && *net) {
           auto fd = data_fd((*net)->resolv_conf);
           if (!fd) return fd.error();
           a.insert(a.end(), {"--perms", "0444", "--ro-bind-data"});
@@ -223,6 +235,14 @@ util::Result<Launch> prepare(const RunRequest& req) {
     a.insert(a.end(), helper.begin(), helper.end());
     l.fds.push_back(std::move((*net)->sandbox_end));
   }
+  if (l.audit) {
+    // The shim installs the audit filter over the run filter (installed
+    // before it by bwrap or the network helper), so every refusal the run
+    // filter makes stays a refusal, unseen by the supervisor.
+    auto shim = l.audit->shim_argv(net::kHelperPath);
+    a.insert(a.end(), shim.begin(), shim.end());
+    l.fds.push_back(l.audit->take_sandbox_end());
+  }
   a.insert(a.end(), req.command.begin(), req.command.end());
   return l;
 }
@@ -245,7 +265,16 @@ util::Result<RunOutcome> execute(Launch l) {
   if (l.net) l.net->start();
   auto child = util::spawn(l.argv, keep);
   if (!child) return child.error();
+  // Closing our copies matters for the audit channel: it lets attach() see
+  // the sandbox end before the shim ran as end of file.
   l.fds.clear();
+  if (l.audit) {
+    if (auto st = l.audit->attach(); !st) {
+      child->kill(SIGKILL);
+      (void)child->wait();
+      return st.error();
+    }
+  }
 
   Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, child->pid(), 0)));
   Fd ep(::epoll_create1(EPOLL_CLOEXEC));
@@ -279,7 +308,16 @@ util::Result<RunOutcome> execute(Launch l) {
   out.exit_code = forced ? *forced : status.code;
   if (l.net) {
     l.net->stop();
-    for (const auto& line : l.net->report()) fmt::print(stderr, "cordon: {}\n", line);
+    // An audited run reports refused connections with its other denials.
+    if (!l.audit) {
+      for (const auto& line : l.net->report()) fmt::print(stderr, "cordon: {}\n", line);
+    }
+  }
+  if (l.audit) {
+    auto denials = l.audit->finish(out.exit_code, forced.has_value(),
+                                   l.net ? l.net->records() : std::vector<schema::NetRecord>{});
+    if (!denials) return denials.error();
+    out.denials = std::move(*denials);
   }
 
   // bwrap made an empty file on the host to mount /dev/null over; take it

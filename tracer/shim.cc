@@ -30,6 +30,10 @@ namespace cordon::tracer {
   // The command must not inherit the channel to the supervisor.
   ::fcntl(sock.get(), F_SETFD, FD_CLOEXEC);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // In an audited run the command shares our uid: not dumpable keeps it out
+  // of our /proc/<pid>/fd while we hold the listener. exec() makes the
+  // command dumpable again.
+  ::prctl(PR_SET_DUMPABLE, 0);
 
   auto listener = install_notify_filter();
   if (!listener) {

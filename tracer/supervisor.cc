@@ -46,8 +46,12 @@ bool enable_sync_wakeup(int listener) {
 }
 
 Supervisor::Supervisor(util::Fd listener, pid_t ignore_pid, TraceWriter& writer,
-                       std::chrono::steady_clock::time_point start)
-    : listener_(std::move(listener)), ignore_pid_(ignore_pid), writer_(writer), start_(start) {
+                       std::chrono::steady_clock::time_point start, const Auditor* auditor)
+    : listener_(std::move(listener)),
+      ignore_pid_(ignore_pid),
+      writer_(writer),
+      start_(start),
+      auditor_(auditor) {
   // The kernel says how large its notification structures are; our headers'
   // sizes would break on a kernel that grew them.
   if (seccomp_notify_alloc(&req_, &resp_) != 0) fatal("cordon: seccomp_notify_alloc");
@@ -200,6 +204,11 @@ void Supervisor::handle_notification() {
       q->pending_exec = PendingExec{*ev.abs_path, ev.argv.value_or(std::vector<std::string>{}),
                                     st.st_dev, st.st_ino};
     }
+  }
+  if (auditor_) {
+    std::lock_guard relock(table_mu_);
+    TracedProcess* q = table_.find_by_tgid(tgid);
+    if (!q || !q->root || !auditor_->judge(ev, q->root.get())) return;
   }
   writer_.push(std::move(ev));
   events_.fetch_add(1, std::memory_order_relaxed);

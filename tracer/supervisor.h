@@ -22,6 +22,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tracer/auditor.h"
 #include "tracer/process_table.h"
 #include "tracer/trace_writer.h"
 #include "util/fd.h"
@@ -38,9 +39,11 @@ bool enable_sync_wakeup(int listener);
 
 class Supervisor {
  public:
-  // `ignore_pid` is the shim, whose own calls are not the command's.
+  // `ignore_pid` is the shim, whose own calls are not the command's. With an
+  // `auditor` (audited runs), only the calls it judges refused are recorded;
+  // processes are recorded either way.
   Supervisor(util::Fd listener, pid_t ignore_pid, TraceWriter& writer,
-             std::chrono::steady_clock::time_point start);
+             std::chrono::steady_clock::time_point start, const Auditor* auditor = nullptr);
   ~Supervisor();
   Supervisor(const Supervisor&) = delete;
   Supervisor& operator=(const Supervisor&) = delete;
@@ -64,6 +67,7 @@ class Supervisor {
   pid_t ignore_pid_;
   TraceWriter& writer_;
   std::chrono::steady_clock::time_point start_;
+  const Auditor* auditor_;
   util::Fd epoll_;  // the reaper's: pidfds and the stop event
   util::Fd stop_event_;
   std::mutex table_mu_;
