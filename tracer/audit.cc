@@ -116,7 +116,7 @@ util::Result<std::vector<Denial>> AuditSession::finish(int exit_code, bool inter
   }
   std::string note;
   if (auto failure = s_->writer->failure()) note = "writing the trace: " + *failure;
-  auto state = !note.empty()   ? schema::RunState::kFailed
+  auto state = !note.empty() ? schema::RunState::kFailed
                : interrupted ? schema::RunState::kInterrupted
                              : schema::RunState::kComplete;
   if (auto st = s_->db->finish_run(s_->run_id, state, exit_code, std::nullopt, unix_now_ns(), note);

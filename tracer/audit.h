@@ -68,7 +68,7 @@ class AuditSession {
 };
 
 // The end-of-run report: a headline and at most `max_lines` denials.
-std::vector<std::string> denial_report(const std::vector<Denial>& denials,
-                                       const std::string& trace, size_t max_lines = 20);
+std::vector<std::string> denial_report(const std::vector<Denial>& denials, const std::string& trace,
+                                       size_t max_lines = 20);
 
 }  // namespace cordon::tracer

@@ -207,8 +207,8 @@ TEST_F(TraceDbTest, RoundTripsNetRecordsAndAuditMode) {
   i.mode = "audit";
   auto run = db->begin_run(i);
   ASSERT_TRUE(run.ok());
-  NetRecord lookup{"lookup", "dns", "example.test", std::nullopt, std::nullopt, false,
-                   "not in the policy", 3};
+  NetRecord lookup{"lookup",     "dns", "example.test",      std::nullopt,
+                   std::nullopt, false, "not in the policy", 3};
   NetRecord connect{"connect", "tcp", "api.test", "127.0.0.1", 443, true, std::nullopt, 1};
   ASSERT_TRUE(db->write_net(*run, {lookup}).ok());
   ASSERT_TRUE(db->write_net(*run, {connect}).ok());
