@@ -7,6 +7,7 @@
 #include "cli/draft_output.h"
 #include "cli/exit_codes.h"
 #include "cli/trace_run.h"
+#include "cli/verify.h"
 #include "schema/policy/policy.h"
 #include "tracer/tracer.h"
 #include "util/path.h"
@@ -18,19 +19,27 @@ int cmd_learn(const std::vector<std::string>& args) {
   if (!split_command(args, opts, command) || command.empty()) {
     report(
         "learn: usage: cordon learn [--trace FILE.db] [--policy FILE]... [--output FILE] [--json] "
-        "[--timeout SECONDS] -- CMD [ARG...]");
+        "[--timeout SECONDS] [--verify | --verify-cmd 'SHELL COMMAND'] -- CMD [ARG...]");
     return kUsage;
   }
   cxxopts::Options options("cordon learn", "Trace a command and draft a policy fragment for it");
   options.add_options()("trace", "trace file (appended to as a new run if it exists)",
                         cxxopts::value<std::string>())(
       "o,output", "write the fragment here instead of stdout", cxxopts::value<std::string>())(
-      "json", "the fragment as data");
+      "json", "the fragment as data")("verify",
+                                      "run CMD again under the policy plus the draft, audited")(
+      "verify-cmd", "like --verify, but run this shell command instead",
+      cxxopts::value<std::string>());
   add_trace_options(options);
   std::vector<const char*> argv{"cordon learn"};
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
 
+  const bool verify = parsed.count("verify") || parsed.count("verify-cmd");
+  if (verify && parsed.count("json")) {
+    report("learn: --verify needs the draft as policy text, not --json");
+    return kUsage;
+  }
   tracer::TraceOptions topt;
   if (auto stop = trace_options(parsed, "learn", command, "trace", topt)) return *stop;
   auto outcome = run_and_report(topt);
@@ -38,9 +47,26 @@ int cmd_learn(const std::vector<std::string>& args) {
 
   std::vector<std::string> policies;
   if (parsed.count("policy")) policies = parsed["policy"].as<std::vector<std::string>>();
-  int drafted = emit_draft({outcome->output}, policies, parsed.count("json") > 0,
-                           parsed.count("output") ? parsed["output"].as<std::string>() : "");
-  return drafted == kOk ? outcome->exit_code : drafted;
+  std::string output = parsed.count("output") ? parsed["output"].as<std::string>() : "";
+  int drafted = emit_draft({outcome->output}, policies, parsed.count("json") > 0, output);
+  if (drafted != kOk) return drafted;
+  if (!verify) return outcome->exit_code;
+
+  // The verify run needs the draft as a policy file: the --output file, or
+  // one beside the trace when the draft went to stdout.
+  if (output.empty()) {
+    output = outcome->output.ends_with(".db")
+                 ? outcome->output.substr(0, outcome->output.size() - 3) + ".draft.sbx"
+                 : outcome->output + ".draft.sbx";
+    if (int code = emit_draft({outcome->output}, policies, false, output); code != kOk) {
+      return code;
+    }
+  }
+  VerifyInput in{outcome->output, outcome->run_id, outcome->exit_code, output, policies, command};
+  if (parsed.count("verify-cmd"))
+    in.command = {"/bin/sh", "-c", parsed["verify-cmd"].as<std::string>()};
+  int verdict = verify_draft(in);
+  return verdict == kOk ? outcome->exit_code : verdict;
 }
 
 }  // namespace cordon::cli

@@ -1,8 +1,3 @@
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-
 #include <fmt/format.h>
 #include <cxxopts.hpp>
 
@@ -10,12 +5,9 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/policy_layers.h"
-#include "cli/shell_quote.h"
-#include "enforcer/enforcer.h"
+#include "cli/run_request.h"
 #include "schema/policy/policy.h"
 #include "util/path.h"
-
-extern char** environ;
 
 namespace cordon::cli {
 
@@ -45,53 +37,14 @@ int cmd_run(const std::vector<std::string>& args) {
   std::string cwd;
   auto policy = current_policy("run", parsed, cwd, !parsed.count("no-workspace-policy"));
   if (!policy) return kCordonFailed;
-  const std::string home = invoking_home();
-  enforcer::RunRequest req;
-  req.command = command;
-  req.policy = &*policy;
-  req.cwd = cwd;
-  req.home = home;
-  req.workspace_policy = req.cwd + "/.cordon.sbx";
-  for (char** e = environ; *e; ++e) req.environ.emplace_back(*e);
+  std::optional<std::string> upstream;
+  if (parsed.count("dns-upstream")) upstream = parsed["dns-upstream"].as<std::string>();
+  enforcer::RunRequest req = run_request(command, *policy, cwd, upstream);
   req.context = !parsed.count("no-context");
   if (parsed.count("audit")) {
     req.audit_output = util::join_path(cwd, parsed["audit"].as<std::string>());
   }
-  // --dns-upstream, else $CORDON_DNS_UPSTREAM, else the host's resolv.conf.
-  if (parsed.count("dns-upstream")) {
-    req.dns_upstream = parsed["dns-upstream"].as<std::string>();
-  } else if (const char* up = std::getenv("CORDON_DNS_UPSTREAM"); up && *up) {
-    req.dns_upstream = up;
-  }
-  if (auto found = enforcer::check_command(req); !found) {
-    report(found.error().message);
-    return found.error().errno_value == EACCES ? kNotExecutable : kNotFound;
-  }
-  auto launch = enforcer::prepare(req);
-  if (!launch) {
-    report(launch.error().message);
-    return kCordonFailed;
-  }
-  for (const auto& w : launch->plan.warnings) report(w);
-  if (parsed.count("dry-run")) {
-    for (const auto& a : launch->argv) fmt::print("{}\n", shell_quote(a));
-    if (!launch->context.empty()) {
-      fmt::print("\n# {} (inside the sandbox)\n{}", launch->context_file, launch->context);
-    }
-    return kOk;
-  }
-  auto outcome = enforcer::execute(std::move(*launch));
-  if (!outcome) {
-    report(outcome.error().message);
-    return kCordonFailed;
-  }
-  if (!outcome->message.empty()) report(outcome->message);
-  if (outcome->denials) {
-    for (const auto& line : tracer::denial_report(*outcome->denials, req.audit_output)) {
-      report(line);
-    }
-  }
-  return outcome->exit_code;
+  return run_confined(std::move(req), parsed.count("dry-run") > 0).exit_code;
 }
 
 }  // namespace cordon::cli
