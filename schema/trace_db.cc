@@ -170,6 +170,15 @@ Result<TraceDb> TraceDb::open_for_reading(const std::string& path) {
   }
 }
 
+Status TraceDb::skip_disk_sync() {
+  try {
+    db_->exec("PRAGMA synchronous = OFF");
+    return {};
+  } catch (const SQLite::Exception& e) {
+    return db_error(path_, e);
+  }
+}
+
 Result<int64_t> TraceDb::begin_run(const RunInfo& info) {
   try {
     SQLite::Statement st(

@@ -52,6 +52,7 @@ util::Result<std::unique_ptr<AuditSession>> AuditSession::open(const AuditOption
   if (::access(options.output.c_str(), F_OK) == 0) {
     auto db = schema::TraceDb::open_for_writing(options.output);
     if (!db) return db.error();
+    if (auto st = db->skip_disk_sync(); !st) return st.error();
     s->db.emplace(std::move(*db));
   } else {
     std::string dir = util::parent_path(util::clean_path(options.output));
@@ -87,6 +88,7 @@ util::Status AuditSession::attach() {
   if (!s_->db) {
     auto db = schema::TraceDb::open_for_writing(s_->options.output);
     if (!db) return db.error();
+    if (auto st = db->skip_disk_sync(); !st) return st.error();
     s_->db.emplace(std::move(*db));
   }
   const auto start = std::chrono::steady_clock::now();
