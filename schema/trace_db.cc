@@ -118,7 +118,7 @@ TraceDb::TraceDb(TraceDb&&) noexcept = default;
 TraceDb& TraceDb::operator=(TraceDb&&) noexcept = default;
 TraceDb::~TraceDb() = default;
 
-Result<TraceDb> TraceDb::open_for_writing(const std::string& path) {
+Result<TraceDb> TraceDb::open_for_writing(const std::string& path, bool sync) {
   try {
     auto db =
         std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
@@ -128,8 +128,8 @@ Result<TraceDb> TraceDb::open_for_writing(const std::string& path) {
     // WAL keeps every committed batch intact if cordon is killed mid-write;
     // synchronous=NORMAL is durable against a process crash, which is the
     // failure that matters here (a power cut may lose the last batches).
+    db->exec(sync ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = OFF");
     db->exec("PRAGMA journal_mode = WAL");
-    db->exec("PRAGMA synchronous = NORMAL");
     if (version == 0) {
       SQLite::Transaction tx(*db);
       db->exec(schema_sql(kTraceSchemaVersion));
@@ -167,15 +167,6 @@ Result<TraceDb> TraceDb::open_for_reading(const std::string& path) {
       return Error{util::printable(path) + ": cannot open (no such file, or not readable)", ENOENT};
     }
     return db_error(path, e);
-  }
-}
-
-Status TraceDb::skip_disk_sync() {
-  try {
-    db_->exec("PRAGMA synchronous = OFF");
-    return {};
-  } catch (const SQLite::Exception& e) {
-    return db_error(path_, e);
   }
 }
 

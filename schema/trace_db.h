@@ -114,7 +114,13 @@ class TraceDb {
  public:
   // Creates the file if missing; migrates an older trace; refuses a newer
   // one, a foreign database and a file that is not SQLite.
-  static util::Result<TraceDb> open_for_writing(const std::string& path);
+  //
+  // With `sync` false SQLite never syncs to disk: commits still reach the
+  // file (a killed cordon loses nothing), but a power cut may lose or damage
+  // the last run. Audited runs use it: the syncs of creating the file, of
+  // starting the WAL and of the checkpoint at close cost more than many a
+  // sandboxed command.
+  static util::Result<TraceDb> open_for_writing(const std::string& path, bool sync = true);
   // Never creates or migrates: an older trace is read only after
   // `open_for_writing` (or `cordon show`, which says so) has upgraded it.
   static util::Result<TraceDb> open_for_reading(const std::string& path);
@@ -151,11 +157,6 @@ class TraceDb {
                             const std::function<void(int64_t run_id, const NetRecord&)>& fn) const;
   // Copies every run of `other` into this trace as new runs.
   util::Result<int> merge_from(const std::string& other_path);
-  // Stops SQLite from syncing to disk: commits still reach the file (a
-  // killed cordon loses nothing), but a power cut may lose or damage the
-  // last run. Audited runs use it: their four syncs (WAL start, checkpoint
-  // at close) cost more than many a sandboxed command.
-  util::Status skip_disk_sync();
 
  private:
   TraceDb(std::string path, std::unique_ptr<SQLite::Database> db);

@@ -50,9 +50,8 @@ util::Result<std::unique_ptr<AuditSession>> AuditSession::open(const AuditOption
   // the run before it starts; a new one is created only by attach(), so
   // `run --dry-run --audit` leaves nothing behind.
   if (::access(options.output.c_str(), F_OK) == 0) {
-    auto db = schema::TraceDb::open_for_writing(options.output);
+    auto db = schema::TraceDb::open_for_writing(options.output, /*sync=*/false);
     if (!db) return db.error();
-    if (auto st = db->skip_disk_sync(); !st) return st.error();
     s->db.emplace(std::move(*db));
   } else {
     std::string dir = util::parent_path(util::clean_path(options.output));
@@ -86,9 +85,8 @@ util::Status AuditSession::attach() {
     return Error{"audit: the sandbox ended before its supervisor could attach"};
   }
   if (!s_->db) {
-    auto db = schema::TraceDb::open_for_writing(s_->options.output);
+    auto db = schema::TraceDb::open_for_writing(s_->options.output, /*sync=*/false);
     if (!db) return db.error();
-    if (auto st = db->skip_disk_sync(); !st) return st.error();
     s_->db.emplace(std::move(*db));
   }
   const auto start = std::chrono::steady_clock::now();
