@@ -17,7 +17,7 @@ int cmd_run(const std::vector<std::string>& args) {
     report(
         "run: usage: cordon run [--policy FILE]... [--no-workspace-policy] [--dry-run] "
         "[--no-context] "
-        "[--dns-upstream ADDR[:PORT]] [--audit FILE.db] -- "
+        "[--dns-upstream ADDR[:PORT]] [--audit FILE.db] [--context-for claude|opencode] -- "
         "CMD [ARG...]");
     return kUsage;
   }
@@ -29,7 +29,9 @@ int cmd_run(const std::vector<std::string>& args) {
       "no-context", "do not give the sandbox its context file")(
       "dns-upstream", "resolver the network proxy asks for allowed names (ADDR[:PORT])",
       cxxopts::value<std::string>())("audit", "record every refusal into this trace",
-                                     cxxopts::value<std::string>());
+                                     cxxopts::value<std::string>())(
+      "context-for", "have this agent CLI load the context file (claude, opencode)",
+      cxxopts::value<std::string>());
   std::vector<const char*> argv{"cordon run"};
   for (const auto& a : opts) argv.push_back(a.c_str());
   auto parsed = options.parse(static_cast<int>(argv.size()), argv.data());
@@ -41,6 +43,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (parsed.count("dns-upstream")) upstream = parsed["dns-upstream"].as<std::string>();
   enforcer::RunRequest req = run_request(command, *policy, cwd, upstream);
   req.context = !parsed.count("no-context");
+  if (parsed.count("context-for")) req.context_for = parsed["context-for"].as<std::string>();
   if (parsed.count("audit")) {
     req.audit_output = util::join_path(cwd, parsed["audit"].as<std::string>());
   }

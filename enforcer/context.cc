@@ -26,6 +26,16 @@ std::string shown(const std::string& path, const std::string& home) {
   return path;
 }
 
+// What the base layer lends every sandbox read-only: collapsed to one line,
+// since nobody needs them spelled out.
+bool system_path(const std::string& path) {
+  for (const char* dir :
+       {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}) {
+    if (util::path_within(path, dir)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string render_context(const ContextInput& in) {
@@ -61,7 +71,7 @@ std::string render_context(const ContextInput& in) {
     }
     if (access.empty()) continue;
     const bool personal = util::path_within(op.dest, in.home) || util::path_within(op.dest, in.cwd);
-    if (!personal && op.kind != MountKind::kBind && op.kind != MountKind::kTmpfs) {
+    if (!personal && system_path(op.dest) && op.kind != MountKind::kBind) {
       system.push_back(cell(op.dest));
       continue;
     }

@@ -33,6 +33,9 @@ struct RunRequest {
   // (`env { pass [...] }`) get in.
   std::vector<std::string> environ;
   bool context = true;  // mount the sandbox context file (context.h)
+  // `--context-for TOOL`: have that agent CLI load the context file
+  // (context_loader.h); "" for none.
+  std::string context_for;
   // The resolver cordon's network proxy asks for allowed names ("ADDR[:PORT]");
   // "" for the host's /etc/resolv.conf. See docs/network.md.
   std::string dns_upstream;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "enforcer/context.h"
+#include "enforcer/context_loader.h"
 #include "enforcer/enforcer.h"
 #include "enforcer/net/prepare.h"
 #include "enforcer/net/setup.h"
@@ -147,6 +148,15 @@ util::Result<Launch> prepare(const RunRequest& req) {
     l.context = render_context(in);
     l.context_file = l.plan.context_file;
   }
+  std::vector<std::string> command = req.command;
+  if (!req.context_for.empty()) {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : env) names.push_back(name);
+    auto load = load_context_for(req.context_for, req.command, l.context_file, names);
+    if (!load) return load.error();
+    command = std::move(load->command);
+    env.insert(env.end(), load->environ.begin(), load->environ.end());
+  }
   for (const auto& op : l.plan.ops) {
     switch (op.kind) {
       case MountKind::kBind:
@@ -243,7 +253,7 @@ util::Result<Launch> prepare(const RunRequest& req) {
     a.insert(a.end(), shim.begin(), shim.end());
     l.fds.push_back(l.audit->take_sandbox_end());
   }
-  a.insert(a.end(), req.command.begin(), req.command.end());
+  a.insert(a.end(), command.begin(), command.end());
   return l;
 }
 
