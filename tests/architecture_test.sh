@@ -20,5 +20,11 @@ check schema tracer drafter enforcer cli
 check tracer drafter enforcer cli
 check drafter tracer enforcer cli
 check enforcer drafter cli
+# Of the tracer, the enforcer may use the audited-run API and nothing else.
+if grep -rn --include='*.h' --include='*.cc' '#include "tracer/' "$src/enforcer" |
+  grep -v '#include "tracer/audit.h"'; then
+  echo "architecture: enforcer/ may include only tracer/audit.h of the tracer" >&2
+  status=1
+fi
 echo "architecture: $([[ $status -eq 0 ]] && echo ok || echo violated)"
 exit $status
