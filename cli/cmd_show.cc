@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -91,11 +92,19 @@ std::string event_text(int64_t run, const schema::EventRecord& e) {
                      static_cast<double>(e.time_ns) / 1e9, e.pid, e.op, e.syscall, what, extra);
 }
 
-void print_run_text(const schema::RunSummary& r) {
+std::string net_what(const schema::NetRecord& n) {
+  std::string what = n.name.value_or(n.addr.value_or("?"));
+  if (n.name && n.addr) what += " (" + *n.addr + ")";
+  if (n.port) what += fmt::format(":{}", *n.port);
+  return util::printable(what);
+}
+
+void print_run_text(const schema::RunSummary& r, const std::vector<schema::NetRecord>& net) {
   double secs = r.ended_at ? static_cast<double>(*r.ended_at - r.started_at) / 1e9 : 0;
   std::string status = state_text(r);
   if (r.exit_code) status += fmt::format(", exit {}", *r.exit_code);
-  fmt::print("run {}: {}{}\n", r.id, status, r.ended_at ? fmt::format(", {:.2f}s", secs) : "");
+  fmt::print("run {}{}: {}{}\n", r.id, r.mode == "audit" ? " (audit)" : "", status,
+             r.ended_at ? fmt::format(", {:.2f}s", secs) : "");
   fmt::print("  command:   {}\n", shell_join(r.argv));
   fmt::print("  cwd:       {}\n", util::printable(r.cwd));
   fmt::print("  started:   {} by {} ({}), kernel {} {}, cordon {}, sync wake-up {}\n",
@@ -105,11 +114,31 @@ void print_run_text(const schema::RunSummary& r) {
   std::string ops;
   for (const auto& [op, n] : r.events_by_op)
     ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", op, n);
-  fmt::print("  processes: {}\n  events:    {}{}\n", r.process_count, r.event_count,
+  fmt::print("  processes: {}\n  {}{}{}\n", r.process_count,
+             r.mode == "audit" ? "denials:   " : "events:    ", r.event_count,
              ops.empty() ? "" : " (" + ops + ")");
+  for (const auto& n : net) {
+    fmt::print("  network:   {} {} {} {}{}{}\n", n.allowed ? "allowed" : "refused", n.kind, n.proto,
+               net_what(n), n.count > 1 ? fmt::format(" ({}x)", n.count) : "",
+               n.reason ? ": " + util::printable(*n.reason) : "");
+  }
 }
 
-std::string run_json(const schema::RunSummary& r) {
+std::string net_json(const std::vector<schema::NetRecord>& net) {
+  std::string out = "[";
+  for (size_t i = 0; i < net.size(); ++i) {
+    const auto& n = net[i];
+    out += fmt::format(
+        "{}{{\"kind\":{},\"proto\":{},\"name\":{},\"addr\":{},\"port\":{},\"verdict\":{},"
+        "\"reason\":{},\"count\":{}}}",
+        i ? "," : "", json_string(n.kind), json_string(n.proto), json_opt_str(n.name),
+        json_opt_str(n.addr), json_opt(n.port), json_string(n.allowed ? "allowed" : "refused"),
+        json_opt_str(n.reason), n.count);
+  }
+  return out + "]";
+}
+
+std::string run_json(const schema::RunSummary& r, const std::vector<schema::NetRecord>& net) {
   std::string argv = "[";
   for (size_t i = 0; i < r.argv.size(); ++i) argv += (i ? "," : "") + json_string(r.argv[i]);
   argv += "]";
@@ -123,12 +152,13 @@ std::string run_json(const schema::RunSummary& r) {
       "{{\"id\":{},\"argv\":{},\"cwd\":{},\"user\":{},\"home\":{},\"kernel\":{},\"arch\":{},"
       "\"cordon_version\":{},\"started_at_ns\":{},\"ended_at_ns\":{},\"state\":{},\"complete\":{},"
       "\"exit_code\":{},\"exit_signal\":{},\"sync_wakeup\":{},\"note\":{},\"processes\":{},"
-      "\"events\":{},\"events_by_op\":{}}}",
+      "\"events\":{},\"events_by_op\":{},\"mode\":{},\"net\":{}}}",
       r.id, argv, json_string(r.cwd), json_string(r.user_name), json_string(r.home),
       json_string(r.kernel), json_string(r.arch), json_string(r.cordon_version), r.started_at,
       json_opt(r.ended_at), json_string(r.state), r.state == "complete" ? "true" : "false",
       json_opt(r.exit_code), json_opt(r.exit_signal), r.sync_wakeup ? "true" : "false",
-      json_opt_str(r.note), r.process_count, r.event_count, ops);
+      json_opt_str(r.note), r.process_count, r.event_count, ops, json_string(r.mode),
+      net_json(net));
 }
 
 }  // namespace
@@ -161,14 +191,21 @@ int cmd_show(const std::vector<std::string>& args) {
       report(runs.error().message);
       return kCordonFailed;
     }
+    std::map<int64_t, std::vector<schema::NetRecord>> net;
+    if (auto st = db->for_each_net(
+            std::nullopt, [&](int64_t run, const schema::NetRecord& n) { net[run].push_back(n); });
+        !st) {
+      report(st.error().message);
+      return kCordonFailed;
+    }
     if (json) fmt::print("{{\"trace\":{},\"runs\":[", util::json_string(path));
     bool first = true;
     for (const auto& r : *runs) {
       if (parsed.count("run") && r.id != parsed["run"].as<int64_t>()) continue;
       if (json) {
-        fmt::print("{}{}", first ? "" : ",", run_json(r));
+        fmt::print("{}{}", first ? "" : ",", run_json(r, net[r.id]));
       } else {
-        print_run_text(r);
+        print_run_text(r, net[r.id]);
       }
       first = false;
     }

@@ -49,11 +49,6 @@ util::Result<std::set<std::string>> seen_while_learning(const std::string& trace
   return seen;
 }
 
-std::string describe(const tracer::Denial& d) {
-  return fmt::format("  {:<11} {:<8} {}", d.error ? ::strerrorname_np(d.error) : d.reason, d.op,
-                     util::printable(d.what));
-}
-
 }  // namespace
 
 int verify_draft(const VerifyInput& in) {
@@ -84,7 +79,7 @@ int verify_draft(const VerifyInput& in) {
   }
   std::vector<std::string> missing, other;
   for (const auto& d : *verified.denials) {
-    (seen->count(d.what) ? missing : other).push_back(describe(d));
+    (seen->count(d.what) ? missing : other).push_back("  " + tracer::describe_denial(d));
   }
   report(fmt::format("verify: learn run exit {}, verify run exit {}{}", in.learn_exit,
                      verified.exit_code,

@@ -150,6 +150,12 @@ util::Result<std::vector<Denial>> AuditSession::finish(int exit_code, bool inter
   return out;
 }
 
+std::string describe_denial(const Denial& d) {
+  return fmt::format("{:<11} {:<8} {}{}{}", d.error ? ::strerrorname_np(d.error) : "refused", d.op,
+                     util::printable(d.what), d.count > 1 ? fmt::format("  ({}x)", d.count) : "",
+                     d.reason.empty() ? "" : ": " + d.reason);
+}
+
 std::vector<std::string> denial_report(const std::vector<Denial>& denials, const std::string& trace,
                                        size_t max_lines) {
   std::vector<std::string> lines;
@@ -163,10 +169,7 @@ std::vector<std::string> denial_report(const std::vector<Denial>& denials, const
                               total, total == 1 ? "" : "s", denials.size(),
                               denials.size() == 1 ? "" : "s", util::printable(trace)));
   for (size_t i = 0; i < denials.size() && i < max_lines; ++i) {
-    const Denial& d = denials[i];
-    std::string why = d.error ? ::strerrorname_np(d.error) : d.reason;
-    lines.push_back(fmt::format("  {:<11} {:<8} {}{}", why, d.op, util::printable(d.what),
-                                d.count > 1 ? fmt::format("  ({}x)", d.count) : ""));
+    lines.push_back("  " + describe_denial(denials[i]));
   }
   if (denials.size() > max_lines) {
     lines.push_back(fmt::format("  ... and {} more: cordon show --events {}",

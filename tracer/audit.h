@@ -67,6 +67,10 @@ class AuditSession {
   std::unique_ptr<State> s_;
 };
 
+// One denial on one line: "ENOENT      open     /path  (2x)", or
+// "refused     lookup   name  (2x): reason" for the network.
+std::string describe_denial(const Denial& denial);
+
 // The end-of-run report: a headline and at most `max_lines` denials.
 std::vector<std::string> denial_report(const std::vector<Denial>& denials, const std::string& trace,
                                        size_t max_lines = 20);

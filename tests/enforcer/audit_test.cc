@@ -91,6 +91,9 @@ TEST_F(Audit, EachRefusalIsRecordedWithItsErrno) {
   EXPECT_EQ(w->error, EROFS);
   // Only refusals: the probe's own loading (ld.so, libc) is not in there.
   for (const auto& e : first) EXPECT_TRUE(e.error.has_value()) << e.syscall;
+  RunResult show = run({cordon_bin(), "show", db}, options());
+  EXPECT_NE(show.out.find("run 1 (audit): complete, exit 2"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("denials:   1 (open 1)"), std::string::npos) << show.out;
 }
 
 TEST_F(Audit, BehavesLikeAPlainRun) {
@@ -178,6 +181,11 @@ TEST_F(Audit, ARefusedConnectionIsRecordedFromTheProxy) {
   ASSERT_TRUE(seen) << "no refused connection in the audit trace";
   EXPECT_EQ(found.name, "host.internal");
   EXPECT_EQ(found.port, refused.port());
+  RunResult show = run({cordon_bin(), "show", db}, options());
+  EXPECT_NE(show.out.find("network:   refused connect tcp host.internal:" +
+                          std::to_string(refused.port())),
+            std::string::npos)
+      << show.out;
 }
 
 }  // namespace
