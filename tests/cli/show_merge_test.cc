@@ -1,11 +1,15 @@
 // Traces as files: appending runs, `cordon merge`, and what `cordon show`
-// prints (valid JSON whatever the path bytes; --path and --op filters).
+// prints (valid JSON whatever the path bytes; --path and --op filters), and
+// `cordon upgrade` of an older trace.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <sstream>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "schema/migrations.h"
 #include "tests/tracer/support.h"
 
 namespace cordon::ittest {
@@ -201,6 +205,29 @@ TEST_F(ShowMerge, EventFiltersByPathAndOp) {
   auto run2 = count({"--run", "2", "--op", "exec"});
   ASSERT_FALSE(run2.empty());
   for (const auto& l : run2) EXPECT_THAT(l, HasSubstr("\"run\":2,"));
+}
+
+// A trace written by a cordon with trace schema 1: readers ask for
+// `cordon upgrade`, which migrates it in place and keeps its runs.
+TEST_F(ShowMerge, UpgradeMigratesAnOlderTrace) {
+  SQLite::Database old(db_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  old.exec(schema::schema_sql(1));
+  old.exec(
+      "PRAGMA user_version = 1;"
+      "INSERT INTO runs (argv, cwd, env_names, user_name, uid, home, kernel, arch, "
+      "cordon_version, started_at, state, sync_wakeup) VALUES "
+      "(x'7400', '/', '', 'u', 0, '/h', 'k', 'a', 'v', 1, 'complete', 0);");
+  RunResult before = run({cordon_bin(), "show", db_});
+  EXPECT_EQ(before.code, 125) << before.describe();
+  EXPECT_THAT(before.err, HasSubstr("run `cordon upgrade"));
+  RunResult up = run({cordon_bin(), "upgrade", db_});
+  EXPECT_EQ(up.code, 0) << up.describe();
+  RunResult after = run({cordon_bin(), "show", db_});
+  EXPECT_EQ(after.code, 0) << after.describe();
+  EXPECT_THAT(after.out, HasSubstr("run 1: complete"));
+  RunResult missing = run({cordon_bin(), "upgrade", scratch_ / "missing.db"});
+  EXPECT_EQ(missing.code, 125) << missing.describe();
+  EXPECT_FALSE(exists(scratch_ / "missing.db"));
 }
 
 }  // namespace
