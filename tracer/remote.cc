@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "util/fd.h"
+#include "util/pidfd_compat.h"
 
 namespace cordon::tracer {
 
@@ -137,6 +138,14 @@ std::optional<int> read_zombie_exit_status(int procdir) {
     ++field;
   }
   return std::nullopt;
+}
+
+std::optional<int> reaped_exit_status(int pidfd) {
+  util::PidfdInfoV0 info{};
+  info.mask = util::kPidfdInfoExit;
+  if (::ioctl(pidfd, util::kPidfdGetInfo, &info) != 0) return std::nullopt;
+  if (!(info.mask & util::kPidfdInfoExit)) return std::nullopt;
+  return info.exit_code;
 }
 
 }  // namespace cordon::tracer

@@ -45,4 +45,8 @@ util::Result<TaskStatus> read_task_status(pid_t tid);
 // The wait status a zombie left in /proc/<pid>/stat, if it is still there.
 std::optional<int> read_zombie_exit_status(int procdir);
 
+// The wait status of a process already reaped (by its parent or the shim,
+// before the zombie could be read), from its pidfd; Linux 6.15+.
+std::optional<int> reaped_exit_status(int pidfd);
+
 }  // namespace cordon::tracer

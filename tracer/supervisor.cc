@@ -240,7 +240,9 @@ void Supervisor::process_ended(pid_t tgid) {
   schema::ProcessRecord rec;
   rec.pid = tgid;
   rec.first_seen = now_ns();
-  if (auto status = read_zombie_exit_status(p->procdir.get())) {
+  auto status = read_zombie_exit_status(p->procdir.get());
+  if (!status) status = reaped_exit_status(p->pidfd.get());
+  if (status) {
     util::ExitStatus st = util::decode_wait_status(*status);
     rec.exit_code = st.code;
     if (st.signal) rec.exit_signal = st.signal;

@@ -179,6 +179,34 @@ TEST_F(ProcessFixtures, KilledBySignalIs128PlusN) {
   EXPECT_THAT(run_.exit_signal, Optional(15));
 }
 
+// A process killed by a signal is reaped by its parent at once, before the
+// supervisor can read its zombie: the status then comes from its pidfd
+// (PIDFD_GET_INFO, Linux 6.15).
+TEST_F(ProcessFixtures, ChildKilledBySignalKeepsItsStatus) {
+  struct utsname u;
+  ::uname(&u);
+  int major = 0, minor = 0;
+  std::sscanf(u.release, "%d.%d", &major, &minor);
+  if (major < 6 || (major == 6 && minor < 15)) {
+    GTEST_SKIP() << "kernel " << u.release << " lacks PIDFD_GET_INFO (6.15)";
+  }
+  const std::string db = scratch_ / "killed.db";
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    remove_tree(db);
+    RunResult r = trace(db, {"/bin/sh", "-c", "/bin/sh -c 'kill -9 $$'; exit 0"});
+    ASSERT_EQ(r.code, 0) << r.describe();
+    auto procs = load_processes(db);
+    int killed = 0;
+    for (const auto& p : procs) {
+      if (p.exit_signal == 9) {
+        EXPECT_THAT(p.exit_code, Optional(137));
+        ++killed;
+      }
+    }
+    EXPECT_EQ(killed, 1) << "attempt " << attempt;
+  }
+}
+
 TEST_F(ProcessFixtures, RunRow) {
   RunOptions opt;
   opt.env = {{"CORDON_IT_SECRET_NAME", "value-that-must-never-be-stored"}};
