@@ -9,10 +9,26 @@
 #include "cli/exit_codes.h"
 #include "cli/policy_layers.h"
 #include "cli/shell_quote.h"
+#include "schema/policy/policy.h"
+#include "util/path.h"
 
 extern char** environ;
 
 namespace cordon::cli {
+namespace {
+
+// Why the policy refused `path`, in a few words: the rule and where it is
+// written, or that nothing grants it.
+std::string policy_reason(const schema::EffectivePolicy& policy, const std::string& path) {
+  schema::Access a = policy.decide(path);
+  if (!a.rule) return "no rule grants it";
+  return fmt::format("{} by {} {} ({}:{})", schema::access_kind_name(a.kind),
+                     schema::rule_kind_name(a.rule->kind),
+                     schema::quote_policy_string(a.rule->written),
+                     util::printable(a.rule->origin.file), a.rule->origin.line);
+}
+
+}  // namespace
 
 enforcer::RunRequest run_request(const std::vector<std::string>& command,
                                  const schema::EffectivePolicy& policy, const std::string& cwd,
@@ -58,6 +74,11 @@ RunResult run_confined(enforcer::RunRequest req, bool dry_run) {
   }
   if (!outcome->message.empty()) report(outcome->message);
   if (outcome->denials) {
+    for (auto& d : *outcome->denials) {
+      if (d.error && !d.what.empty() && d.what.front() == '/') {
+        d.reason = policy_reason(*req.policy, d.what);
+      }
+    }
     for (const auto& line : tracer::denial_report(*outcome->denials, audit_output)) report(line);
   }
   return {outcome->exit_code, std::move(outcome->denials)};
