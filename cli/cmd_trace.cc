@@ -16,8 +16,8 @@ int cmd_trace(const std::vector<std::string>& args) {
   std::vector<std::string> opts, command;
   if (!split_command(args, opts, command) || command.empty()) {
     report(
-        "trace: usage: cordon trace [--output FILE.db] [--policy FILE]... [--timeout SECONDS] -- "
-        "CMD [ARG...]");
+        "trace: usage: cordon trace [--output FILE.db] [--policy FILE]... [--timeout SECONDS] "
+        "[--net proxy|host] [--dns-upstream ADDR[:PORT]] -- CMD [ARG...]");
     return kUsage;
   }
   cxxopts::Options options("cordon trace", "Record what a command does");

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "util/path.h"
@@ -55,6 +56,17 @@ bool is_loopback(const std::string& family, const std::string& addr) {
   if (std::memcmp(b, zero, 15) == 0) return b[15] <= 1;
   if (std::memcmp(b, mapped, 12) == 0) return b[12] == 127 || (b[12] | b[13] | b[14] | b[15]) == 0;
   return false;
+}
+
+// The fake addresses cordon's resolver hands out while the proxy carries a
+// run's network (198.18.0.0/15, fd00:c0d0::/96; docs/network.md): what a
+// connect to one reached is in the proxy's records, under its name.
+bool is_fake(const std::string& family, const std::string& addr) {
+  unsigned char b[16];
+  if (family == "inet")
+    return ::inet_pton(AF_INET, addr.c_str(), b) == 1 && b[0] == 198 && (b[1] & 0xfe) == 18;
+  static const unsigned char prefix[12] = {0xfd, 0, 0xc0, 0xd0};
+  return ::inet_pton(AF_INET6, addr.c_str(), b) == 1 && std::memcmp(b, prefix, 12) == 0;
 }
 
 void sight(std::map<std::string, Sighting>& where, const std::string& key, uint32_t run,
@@ -116,9 +128,29 @@ void Collector::connect(const schema::EventRecord& e, uint32_t run) {
   } else if (family == "inet" || family == "inet6") {
     std::string host = family == "inet6" ? "[" + addr + "]" : addr;
     std::string dest = host + ":" + std::to_string(e.net_port.value_or(0));
-    sight(is_loopback(family, addr) ? loopback : tcp, dest, run, e.seq);
+    if (is_loopback(family, addr)) {
+      sight(loopback, dest, run, e.seq);
+    } else if (!proxied_runs.count(run) && !is_fake(family, addr)) {
+      sight(tcp, dest, run, e.seq);
+    }
   } else {
     ++other_connects;
+  }
+}
+
+void Collector::add_net(const schema::NetRecord& r, uint32_t run) {
+  proxied_runs.insert(run);
+  if (r.kind != "connect" || (r.proto != "tcp" && r.proto != "udp")) return;
+  std::string host = r.name.value_or(r.addr.value_or(""));
+  if (!r.name && host.find(':') != std::string::npos) host = "[" + host + "]";
+  auto [it, fresh] =
+      proxied.try_emplace(std::pair{r.proto, host + ":" + std::to_string(r.port.value_or(0))});
+  Proxied& p = it->second;
+  if (fresh) p.seen.run = run, p.named = r.name.has_value();
+  p.seen.count += r.count;
+  if (r.addr && p.dialled.size() < 4 &&
+      std::find(p.dialled.begin(), p.dialled.end(), *r.addr) == p.dialled.end()) {
+    p.dialled.push_back(*r.addr);
   }
 }
 

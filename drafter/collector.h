@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -54,19 +55,32 @@ struct Sighting {
   int64_t first_seq = 0;
 };
 
+// A destination cordon's proxy connected a run to (the trace's `net` table).
+struct Proxied {
+  Sighting seen;
+  bool named = false;                // attributed to a name the run looked up
+  std::vector<std::string> dialled;  // the addresses it reached, first few
+};
+
 struct Collector {
   void add(const schema::EventRecord& event, uint32_t run);
+  // The proxy's records of a run, read before its events: its connects to
+  // non-loopback addresses are then the proxy's to report, with names.
+  void add_net(const schema::NetRecord& record, uint32_t run);
 
   PathMap<PathInfo> paths;
   std::map<std::pair<std::string, std::string>, CrossMove> cross_moves;  // (from dir, to dir)
   std::map<std::string, Sighting> tcp;       // "ADDR:PORT" / "[ADDR]:PORT", not loopback
   std::map<std::string, Sighting> loopback;  // same form
+  // (protocol, "NAME:PORT", else as `tcp`); "tcp" or "udp".
+  std::map<std::pair<std::string, std::string>, Proxied> proxied;
   std::map<std::string, Sighting> abstract_sockets;
   std::map<std::string, Sighting> exec_of_written;  // path
   int64_t device_or_proc = 0;                       // calls on /dev or /proc paths
   int64_t faults = 0;                               // a path argument could not be read
   int64_t other_connects = 0;                       // families with nothing to draft
   std::map<std::string, int64_t> refused;           // syscall -> count
+  std::set<uint32_t> proxied_runs;                  // runs with net records
 
  private:
   void act(const std::string& path, Act act, std::optional<bool> existed, uint32_t run,

@@ -1,9 +1,12 @@
 // draft_traces: stream every run into a collector per context, derive and
 // fold the needs, then dress the result as grants with provenance, conflicts
 // and review flags.
+#include <arpa/inet.h>
+
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <unordered_map>
@@ -21,6 +24,24 @@
 
 namespace cordon::drafter {
 namespace {
+
+// The reserved name of the host's loopback (docs/network.md).
+constexpr const char* kHostInternal = "host.internal";
+
+// Loopback, link-local, private and shared (RFC 1918, 100.64/10, ULA)
+// addresses: cordon run's proxy dials those only for a rule naming them.
+bool is_local_or_private(const std::string& addr) {
+  unsigned char b[16];
+  if (::inet_pton(AF_INET, addr.c_str(), b) == 1) {
+    return b[0] == 127 || b[0] == 10 || (b[0] == 172 && (b[1] & 0xf0) == 16) ||
+           (b[0] == 192 && b[1] == 168) || (b[0] == 169 && b[1] == 254) ||
+           (b[0] == 100 && (b[1] & 0xc0) == 64) || b[0] == 0;
+  }
+  if (::inet_pton(AF_INET6, addr.c_str(), b) != 1) return false;
+  static const unsigned char loopback[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  return std::memcmp(b, loopback, 16) == 0 || (b[0] & 0xfe) == 0xfc ||
+         (b[0] == 0xfe && (b[1] & 0xc0) == 0x80);
+}
 
 // Summed by act, in Act order; the earliest event of each is its provenance.
 std::vector<OpCount> op_counts(const std::vector<ActStat>& acts) {
@@ -88,6 +109,13 @@ util::Status Drafter::read(const std::string& file) {
     by_id[r.id] = {static_cast<uint32_t>(draft_.runs.size()), &contexts_[*ci]};
     draft_.runs.push_back(RunRef{file, r.id, r.argv, r.cwd, r.home, r.state, r.exit_code});
   }
+  // The proxy's records first: a run that has them had its network
+  // through the proxy, whose records name what its connects reached.
+  auto net = db->for_each_net({}, [&](int64_t run_id, const schema::NetRecord& r) {
+    auto it = by_id.find(run_id);
+    if (it != by_id.end()) it->second.second->collector.add_net(r, it->second.first);
+  });
+  if (!net) return net.error();
   int64_t last_id = -1;
   std::pair<uint32_t, Context*> current{0, nullptr};
   return db->for_each_event({}, [&](int64_t run_id, const schema::EventRecord& e) {
@@ -145,29 +173,61 @@ Grant Drafter::dress(Folded& f, std::vector<ReviewItem>& review) {
 }
 
 void Drafter::add_net() {
-  std::map<std::string, NetGrant> tcp;
+  std::map<std::pair<std::string, std::string>, NetGrant> grants;  // (value, kind)
   std::map<std::string, Endpoint> loopback, abstract;
+  // One proposal per destination, unless a rule of the run's policy
+  // already allows it; `why` flags it for review.
+  auto propose = [&](const Context& c, schema::RuleKind kind, const std::string& dest,
+                     const Sighting& seen, const std::string& why) {
+    auto parsed = schema::parse_destination(dest);
+    if (!parsed) {
+      draft_.notes.push_back(
+          fmt::format("connect to {} \u00d7{}: not a destination a rule can name ({})",
+                      util::printable(dest), seen.count, util::printable(parsed.error().message)));
+      return;
+    }
+    for (const schema::Rule* r : c.policy.rules_of(kind)) {
+      const auto& d = *r->destination;
+      if (d.host_kind == parsed->host_kind && d.host == parsed->host &&
+          d.port_first <= parsed->port_first && parsed->port_last <= d.port_last) {
+        return;
+      }
+    }
+    std::string value = schema::format_destination(*parsed);
+    std::string kind_name(schema::rule_kind_name(kind));
+    auto [it, fresh] = grants.try_emplace(
+        std::pair{value, kind_name},
+        NetGrant{kind_name, value, {"connect", 0, seen.run, seen.first_seq}, {}});
+    it->second.seen.count += seen.count;
+    auto& review = it->second.review;
+    if (!why.empty() && std::find(review.begin(), review.end(), why) == review.end())
+      review.push_back(why);
+  };
   for (const Context& c : contexts_) {
     for (const auto& [dest, seen] : c.collector.tcp) {
-      auto parsed = schema::parse_destination(dest);
-      if (!parsed) {
-        draft_.notes.push_back(fmt::format(
-            "connect to {} \u00d7{}: not a destination a rule can name ({})", util::printable(dest),
-            seen.count, util::printable(parsed.error().message)));
-        continue;
+      propose(c, schema::RuleKind::kAllowTcp, dest, seen,
+              "not a loopback address: check the command should reach it (the trace holds "
+              "addresses, not names, and does not say whether the socket was TCP or UDP)");
+    }
+    for (const auto& [key, p] : c.collector.proxied) {
+      const auto& [proto, dest] = key;
+      std::string why;
+      if (!p.named) {
+        why =
+            "an address the command connected to without looking up a name: check it should "
+            "reach it";
+      } else if (!dest.starts_with(std::string(kHostInternal) + ":")) {
+        for (const std::string& a : p.dialled) {
+          if (!is_local_or_private(a)) continue;
+          why = fmt::format(
+              "reached at {}, a local or private address: cordon run dials that only with a rule "
+              "naming the address as well",
+              a);
+          break;
+        }
       }
-      bool granted = false;
-      for (const schema::Rule* r : c.policy.rules_of(schema::RuleKind::kAllowTcp)) {
-        const auto& d = *r->destination;
-        granted =
-            granted || (d.host_kind == parsed->host_kind && d.host == parsed->host &&
-                        d.port_first <= parsed->port_first && parsed->port_last <= d.port_last);
-      }
-      if (granted) continue;
-      std::string value = schema::format_destination(*parsed);
-      auto [it, fresh] = tcp.try_emplace(
-          value, NetGrant{"allow_tcp", value, {"connect", 0, seen.run, seen.first_seq}, {}});
-      it->second.seen.count += seen.count;
+      propose(c, proto == "udp" ? schema::RuleKind::kAllowUdp : schema::RuleKind::kAllowTcp, dest,
+              p.seen, why);
     }
     for (const auto& [addr, seen] : c.collector.loopback) {
       loopback.try_emplace(addr, Endpoint{addr, 0}).first->second.count += seen.count;
@@ -176,11 +236,8 @@ void Drafter::add_net() {
       abstract.try_emplace(name, Endpoint{name, 0}).first->second.count += seen.count;
     }
   }
-  for (auto& [value, n] : tcp) {
-    n.review.push_back(
-        "not a loopback address: check the command should reach it (the trace holds addresses, "
-        "not names, and does not say whether the socket was TCP or UDP)");
-    draft_.review.push_back(ReviewItem{value, n.review.front()});
+  for (auto& [key, n] : grants) {
+    for (const std::string& why : n.review) draft_.review.push_back(ReviewItem{n.value, why});
     draft_.net.push_back(std::move(n));
   }
   for (auto& [a, e] : loopback) draft_.loopback.push_back(e);

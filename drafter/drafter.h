@@ -59,8 +59,8 @@ struct Grant {
 };
 
 struct NetGrant {
-  std::string kind;   // "allow_tcp"
-  std::string value;  // "ADDR:PORT"
+  std::string kind;   // "allow_tcp" or "allow_udp"
+  std::string value;  // "NAME:PORT" or "ADDR:PORT"
   OpCount seen;
   std::vector<std::string> review;
 };

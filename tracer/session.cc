@@ -68,7 +68,15 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const std::string&
       a.insert(a.end(), {"--ro-bind", "/dev/null", path});
     }
   }
-  a.insert(a.end(), {"--chdir", cwd, "--", self, "__shim", std::to_string(shim_fd), "--"});
+  std::vector<std::string> prefix;
+  if (opt.hook) {
+    auto extra = opt.hook->bwrap_args();
+    a.insert(a.end(), extra.begin(), extra.end());
+    prefix = opt.hook->prefix();
+  }
+  a.insert(a.end(), {"--chdir", cwd, "--"});
+  a.insert(a.end(), prefix.begin(), prefix.end());
+  a.insert(a.end(), {self, "__shim", std::to_string(shim_fd), "--"});
   a.insert(a.end(), opt.command.begin(), opt.command.end());
   return a;
 }
@@ -114,7 +122,11 @@ Result<TraceOutcome> run_trace(const TraceOptions& opt) {
   auto& [ours, theirs] = *pair;
   int on = 1;
   ::setsockopt(ours.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
-  ::fcntl(theirs.get(), F_SETFD, 0);  // the one descriptor bwrap passes on
+  // What bwrap passes on: the shim's socket, and the hook's descriptors.
+  ::fcntl(theirs.get(), F_SETFD, 0);
+  if (opt.hook) {
+    for (int fd : opt.hook->fds()) ::fcntl(fd, F_SETFD, 0);
+  }
 
   // Signals arrive through a signalfd so the main loop sees them in order
   // with the sandbox's end; the threads started below inherit the mask.
@@ -130,6 +142,7 @@ Result<TraceOutcome> run_trace(const TraceOptions& opt) {
   Fd sigfd(::signalfd(-1, &mask, SFD_CLOEXEC));
 
   schema::RunInfo info = collect_run_info(opt.command);
+  if (opt.hook) opt.hook->start();
   auto sandbox = util::spawn(bwrap_argv(*bwrap, self, theirs.get(), opt, info.cwd));
   theirs.reset();
   if (!sandbox) return sandbox.error();
@@ -263,6 +276,12 @@ Result<TraceOutcome> run_trace(const TraceOptions& opt) {
     out.exit_code = command_status->code;
     code = command_status->code;
     if (command_status->signal) sig = command_status->signal;
+  }
+  if (opt.hook) {
+    if (auto st = opt.hook->finish(*db, *run_id); !st && out.message.empty()) {
+      out.message = st.error().message;
+      if (out.exit_code == 0) out.exit_code = 125;
+    }
   }
   if (auto failure = writer.failure(); failure && !forced_code) {
     out.state = schema::RunState::kFailed;

@@ -4,6 +4,7 @@
 // Public surface of the component; everything else in tracer/ is internal.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,26 @@
 
 namespace cordon::tracer {
 
+// What the caller adds around the learn sandbox, which the tracer runs
+// without knowing what it is (cli fills it in for network learning,
+// docs/network.md).
+class SandboxHook {
+ public:
+  virtual ~SandboxHook() = default;
+  // bwrap arguments, placed before its `--`.
+  virtual std::vector<std::string> bwrap_args() const = 0;
+  // The descriptors those arguments and the prefix name, for bwrap to pass on.
+  virtual std::vector<int> fds() const = 0;
+  // A program run in the sandbox ahead of the shim; it execs the rest of
+  // its command line (the shim's).
+  virtual std::vector<std::string> prefix() const = 0;
+  // Just before bwrap starts.
+  virtual void start() = 0;
+  // After the sandbox has ended and before the run is finished: adds what
+  // it saw to the trace.
+  virtual util::Status finish(schema::TraceDb& db, int64_t run_id) = 0;
+};
+
 struct TraceOptions {
   std::string output;                // trace file; appended to as a new run if it exists
   std::vector<std::string> command;  // argv; argv[0] is looked up in PATH inside the sandbox
@@ -21,7 +42,8 @@ struct TraceOptions {
   // learning, and the trace shows the attempt (directories become empty
   // read-only directories, other files empty read-only files).
   std::vector<std::string> deny;
-  bool status_line = false;  // one live line on stderr (a terminal)
+  bool status_line = false;           // one live line on stderr (a terminal)
+  std::shared_ptr<SandboxHook> hook;  // none: the host's network, as it is
 };
 
 struct TraceOutcome {

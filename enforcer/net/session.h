@@ -8,7 +8,8 @@
 //   - DNS (UDP, and TCP to the resolver address): names some rule allows get
 //     a fake address, one per name for A and AAAA alike, which a later
 //     connection is attributed by; every other name is NXDOMAIN.
-// Everything refused is counted for the end-of-run report.
+// Every lookup and connection is counted (net_log.h) for the end-of-run
+// report and, with --audit, the trace.
 #pragma once
 
 #include <memory>
@@ -16,17 +17,25 @@
 #include <vector>
 
 #include "enforcer/net/rules.h"
+#include "schema/trace_db.h"
 #include "util/fd.h"
 #include "util/result.h"
 
 namespace cordon::enforcer::net {
 
 struct SessionOptions {
-  Rules rules;
+  Rules rules;  // allow_tcp
   // "ADDR", "ADDR:PORT" or "[V6ADDR]:PORT": the resolver the proxy asks for
   // the real addresses of allowed names; "" for the host's first
   // /etc/resolv.conf nameserver.
   std::string upstream;
+  // Learning (docs/network.md): every name resolves, through the upstream,
+  // and every destination is dialled; `rules` are not consulted.
+  bool record_all = false;
+  Rules udp_rules;  // allow_udp (udp_relay.h)
+  // expose: listening sockets on the host's 127.0.0.1, each relayed to the
+  // same port on the sandbox's loopback.
+  std::vector<util::Fd> exposed;
 };
 
 class Session {
@@ -44,6 +53,10 @@ class Session {
   void stop();
   // After stop(): one line per refused destination or name, with counts.
   std::vector<std::string> report() const;
+  // After stop(): every lookup and connection the proxy handled, allowed
+  // and refused, counted, each connection with the name it was attributed
+  // to; in the order first seen.
+  std::vector<schema::NetRecord> records() const;
   // The upstream resolver in use, "" when there is none.
   std::string upstream() const;
 

@@ -2,27 +2,26 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <linux/securebits.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "enforcer/net/drop_privileges.h"
+#include "enforcer/net/socket_factory.h"
 #include "util/fd.h"
 #include "util/process.h"
 #include "util/unix_socket.h"
@@ -35,12 +34,10 @@ namespace {
 
 constexpr const char* kSourceAddress4 = "10.255.255.1";
 constexpr const char* kSourceAddress6 = "fd00:c0d0:ffff::1";
-
-[[noreturn]] void fail(const std::string& why) {
-  fmt::print(stderr, "cordon: network setup failed: {}\n", why);
-  std::fflush(stderr);
-  ::_exit(125);
-}
+// The fwmark and routing table of redirected UDP; the namespace is the
+// sandbox's own, so nothing else uses either.
+constexpr const char* kUdpMark = "0x1";
+constexpr const char* kUdpTable = "100";
 
 // Runs a tool, its output captured; "" when it exited 0, else its output on
 // one line (or the exit status).
@@ -117,67 +114,6 @@ Listener open_loopback(int family, int type) {
   return l;
 }
 
-void write_proc(const char* path, const std::string& text) {
-  Fd fd(::open(path, O_WRONLY | O_CLOEXEC));
-  if (!fd || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-    fail(fmt::format("write {}: {}", path, std::strerror(errno)));
-  }
-}
-
-// The command's own user namespace, nested in the one bwrap made (where
-// this helper is uid 0 and holds CAP_NET_ADMIN over the network namespace),
-// mapping the invoking user's uid and gid back in: the command runs as the
-// user, and holds nothing over the network namespace even if it were to
-// regain capabilities in its own.
-//
-// Then capabilities, gone for good: securebits locked so uid 0 regains
-// nothing at exec, ambient set cleared, bounding set emptied (needs
-// CAP_SETPCAP, so before the uid changes), permitted/effective/inheritable
-// zeroed, no_new_privs. Checked after.
-void enter_user_namespace_and_drop(uid_t uid, gid_t gid) {
-  if (::unshare(CLONE_NEWUSER) != 0)
-    fail(fmt::format("unshare(CLONE_NEWUSER): {}", std::strerror(errno)));
-  write_proc("/proc/self/setgroups", "deny");
-  write_proc("/proc/self/uid_map", fmt::format("{} 0 1\n", uid));
-  write_proc("/proc/self/gid_map", fmt::format("{} 0 1\n", gid));
-  if (::prctl(PR_SET_SECUREBITS,
-              SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
-                  SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
-                  SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
-              0, 0, 0) != 0) {
-    fail(fmt::format("prctl(PR_SET_SECUREBITS): {}", std::strerror(errno)));
-  }
-  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) {
-    fail(fmt::format("prctl(PR_CAP_AMBIENT_CLEAR_ALL): {}", std::strerror(errno)));
-  }
-  for (int cap = 0; cap < 64; ++cap) {
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
-      if (errno == EINVAL) break;  // past the last capability this kernel has
-      fail(fmt::format("prctl(PR_CAPBSET_DROP, {}): {}", cap, std::strerror(errno)));
-    }
-  }
-  if (::setresgid(gid, gid, gid) != 0) fail(fmt::format("setresgid: {}", std::strerror(errno)));
-  if (::setresuid(uid, uid, uid) != 0) fail(fmt::format("setresuid: {}", std::strerror(errno)));
-  __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2] = {};
-  if (::syscall(SYS_capset, &hdr, data) != 0) fail(fmt::format("capset: {}", std::strerror(errno)));
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    fail(fmt::format("no_new_privs: {}", std::strerror(errno)));
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  int checked = 0;
-  while (std::getline(status, line)) {
-    for (const char* field : {"CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"}) {
-      if (line.rfind(field, 0) != 0) continue;
-      ++checked;
-      if (line.find_first_not_of("0 \t", std::strlen(field)) != std::string::npos) {
-        fail("capabilities remain after dropping them: " + line);
-      }
-    }
-  }
-  if (checked != 5) fail("cannot verify that capabilities were dropped (/proc/self/status)");
-}
-
 // The run's seccomp filter (seccomp_policy.h), which bwrap would otherwise
 // install: here it goes on last, after the calls above that it refuses.
 void install_filter(int fd) {
@@ -189,39 +125,82 @@ void install_filter(int fd) {
   }
   ::close(fd);
   if (bpf.empty() || bpf.size() % sizeof(sock_filter) != 0)
-    fail("the seccomp filter is missing or malformed");
+    setup_failed("the seccomp filter is missing or malformed");
   sock_fprog prog{static_cast<unsigned short>(bpf.size() / sizeof(sock_filter)),
                   reinterpret_cast<sock_filter*>(bpf.data())};
   if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
-    fail(fmt::format("installing the seccomp filter: {}", std::strerror(errno)));
+    setup_failed(fmt::format("installing the seccomp filter: {}", std::strerror(errno)));
   }
+}
+
+// UDP: TPROXY. A mark on the sandbox's UDP to anything but its own
+// addresses and port 53 (DNAT'd to the resolver), a routing table that
+// delivers marked packets locally, so they come back in through PREROUTING,
+// where TPROXY hands them to one transparent socket that keeps each
+// datagram's original destination. "" when done, else what failed; a
+// half-done setup only loses UDP, which without it has nowhere to go anyway.
+std::string redirect_udp(const std::string& ip, const std::string& ipt, Fd& out) {
+  Listener l = open_loopback(AF_INET, SOCK_DGRAM);
+  int on = 1;
+  if (!l.fd || ::setsockopt(l.fd.get(), SOL_IP, IP_TRANSPARENT, &on, sizeof on) != 0 ||
+      ::setsockopt(l.fd.get(), SOL_IP, IP_RECVORIGDSTADDR, &on, sizeof on) != 0) {
+    return fmt::format("transparent socket: {}", std::strerror(errno));
+  }
+  for (const auto& step : std::vector<std::vector<std::string>>{
+           {ipt, "-t", "mangle", "-A", "OUTPUT", "-p", "udp", "-d", "127.0.0.0/8", "-j", "RETURN"},
+           {ipt, "-t", "mangle", "-A", "OUTPUT", "-p", "udp", "-d", kSourceAddress4, "-j",
+            "RETURN"},
+           {ipt, "-t", "mangle", "-A", "OUTPUT", "-p", "udp", "--dport", "53", "-j", "RETURN"},
+           {ipt, "-t", "mangle", "-A", "OUTPUT", "-p", "udp", "-j", "MARK", "--set-mark", kUdpMark},
+           {ip, "rule", "add", "fwmark", kUdpMark, "lookup", kUdpTable},
+           {ip, "route", "add", "local", "default", "dev", "lo", "table", kUdpTable},
+           {ipt, "-t", "mangle", "-A", "PREROUTING", "-i", "lo", "-p", "udp", "-m", "mark",
+            "--mark", kUdpMark, "-j", "TPROXY", "--on-ip", "127.0.0.1", "--on-port",
+            std::to_string(l.port)},
+       }) {
+    if (auto err = run_tool(step); !err.empty()) return err;
+  }
+  out = std::move(l.fd);
+  return "";
 }
 
 void send(int sock, const std::string& what, int fd = -1) {
   if (auto st = util::send_message(sock, what, fd); !st)
-    fail("sending to the host proxy: " + st.error().message);
+    setup_failed("sending to the host proxy: " + st.error().message);
 }
 
 }  // namespace
 
 void netsetup_main(int argc, char** argv) {
-  if (argc < 11 || std::string(argv[9]) != "--") {
-    fail("usage: cordon __netsetup FD FILTER_FD UID GID IP IPTABLES IP6TABLES -- CMD...");
+  if (argc < 12 || std::string(argv[10]) != "--") {
+    setup_failed(
+        "usage: cordon __netsetup FD FILTER_FD UID GID IP IPTABLES IP6TABLES FEATURES -- CMD...");
   }
   int ctl = std::atoi(argv[2]);
-  int filter = std::atoi(argv[3]);
+  // "-" while learning: the shim installs the learn-mode filter itself.
+  const bool has_filter = std::string(argv[3]) != "-";
+  int filter = has_filter ? std::atoi(argv[3]) : -1;
   auto uid = static_cast<uid_t>(std::strtoul(argv[4], nullptr, 10));
   auto gid = static_cast<gid_t>(std::strtoul(argv[5], nullptr, 10));
-  std::string ip = argv[6], ipt = argv[7], ip6t = argv[8];
+  std::string ip = argv[6], ipt = argv[7], ip6t = argv[8], features = argv[9];
+  std::set<std::string> wanted;
+  for (size_t at = 0; at <= features.size();) {
+    size_t comma = std::min(features.find(',', at), features.size());
+    wanted.insert(features.substr(at, comma - at));
+    at = comma + 1;
+  }
+  const bool udp = wanted.count(kFeatureUdp) > 0;
+  const bool record_udp = wanted.count(kFeatureRecordUdp) > 0;
+  const bool expose = wanted.count(kFeatureExpose) > 0;
   if (::fcntl(ctl, F_SETFD, FD_CLOEXEC) != 0)
-    fail("no control socket from the host (fd " + std::string(argv[2]) + ")");
-  if (::fcntl(filter, F_SETFD, FD_CLOEXEC) != 0)
-    fail("no seccomp filter (fd " + std::string(argv[3]) + ")");
+    setup_failed("no control socket from the host (fd " + std::string(argv[2]) + ")");
+  if (has_filter && ::fcntl(filter, F_SETFD, FD_CLOEXEC) != 0)
+    setup_failed("no seccomp filter (fd " + std::string(argv[3]) + ")");
 
   Listener tcp4 = open_loopback(AF_INET, SOCK_STREAM);
   Listener dns4 = open_loopback(AF_INET, SOCK_DGRAM);
   if (!tcp4.fd || !dns4.fd)
-    fail(fmt::format("cannot listen on the sandbox's loopback: {}", std::strerror(errno)));
+    setup_failed(fmt::format("cannot listen on the sandbox's loopback: {}", std::strerror(errno)));
   for (const auto& step : std::vector<std::vector<std::string>>{
            {ip, "link", "set", "lo", "up"},
            // A source address for the default route: without one the
@@ -234,7 +213,7 @@ void netsetup_main(int argc, char** argv) {
            {ipt, "-t", "nat", "-A", "OUTPUT", "-p", "tcp", "!", "-d", "127.0.0.0/8", "-j", "DNAT",
             "--to-destination", fmt::format("127.0.0.1:{}", tcp4.port)},
        }) {
-    if (auto err = run_tool(step); !err.empty()) fail(err);
+    if (auto err = run_tool(step); !err.empty()) setup_failed(err);
   }
 
   // IPv6: the same, or withdrawn entirely so a v6 connect fails at once.
@@ -278,9 +257,26 @@ void netsetup_main(int argc, char** argv) {
         v6_problem);
   }
 
+  Fd udp4;
+  if (udp || record_udp) {
+    if (auto err = redirect_udp(ip, ipt, udp4); !err.empty()) {
+      if (udp) {
+        setup_failed(
+            fmt::format("allow_udp needs TPROXY, which could not be set up here ({}); "
+                        "refusing to run rather than run with it unenforced",
+                        err));
+      }
+      fmt::print(stderr, "cordon: UDP other than DNS goes nowhere while learning here ({})\n", err);
+    }
+  }
+  // Before this process gives up what the factory gives up too.
+  Fd factory = udp4 || expose ? start_socket_factory(uid, gid) : Fd();
+
   enter_user_namespace_and_drop(uid, gid);
 
   send(ctl, kMsgTcp4, tcp4.fd.get());
+  if (udp4) send(ctl, kMsgUdp4, udp4.get());
+  if (factory) send(ctl, kMsgFactory, factory.get());
   send(ctl, kMsgDns4, dns4.fd.get());
   if (tcp6.fd) send(ctl, kMsgTcp6, tcp6.fd.get());
   if (dns6.fd) send(ctl, kMsgDns6, dns6.fd.get());
@@ -290,9 +286,11 @@ void netsetup_main(int argc, char** argv) {
   dns4.fd.reset();
   tcp6.fd.reset();
   dns6.fd.reset();
+  udp4.reset();
+  factory.reset();
 
-  install_filter(filter);
-  char** cmd = argv + 10;
+  if (has_filter) install_filter(filter);
+  char** cmd = argv + 11;
   ::execvp(cmd[0], cmd);
   int err = errno;
   fmt::print(stderr, "cordon: cannot run {}: {}\n", cmd[0], std::strerror(err));

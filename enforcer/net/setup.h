@@ -31,10 +31,19 @@ inline constexpr const char* kMsgTcp4 = "tcp4";
 inline constexpr const char* kMsgTcp6 = "tcp6";
 inline constexpr const char* kMsgDns4 = "dns4";
 inline constexpr const char* kMsgDns6 = "dns6";
+inline constexpr const char* kMsgUdp4 = "udp4";        // the transparent UDP socket
+inline constexpr const char* kMsgFactory = "factory";  // socket_factory.h
 inline constexpr const char* kMsgReady = "ready";
 
-// `cordon __netsetup FD FILTER_FD UID GID IP IPTABLES IP6TABLES -- CMD...`
-// (IP6TABLES "-" when the host has none), run as uid 0 of bwrap's user
+// FEATURES of the helper's command line: "-", or these, comma-separated.
+inline constexpr const char* kFeatureUdp = "udp";        // allow_udp: TPROXY and the socket factory
+inline constexpr const char* kFeatureExpose = "expose";  // expose: the socket factory
+// Learning: UDP through the proxy where TPROXY works, with a warning where not.
+inline constexpr const char* kFeatureRecordUdp = "record-udp";
+
+// `cordon __netsetup FD FILTER_FD UID GID IP IPTABLES IP6TABLES FEATURES --
+// CMD...` (IP6TABLES "-" when the host has none; FILTER_FD "-" while
+// learning, where CMD is the tracer's shim), run as uid 0 of bwrap's user
 // namespace. Never returns: sets up the network, moves into a nested user
 // namespace as UID/GID, drops every capability, installs the seccomp filter
 // read from FILTER_FD and execs CMD; or exits 125 with the reason on stderr.

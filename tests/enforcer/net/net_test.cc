@@ -16,143 +16,21 @@
 #include <gtest/gtest.h>
 
 #include "enforcer/enforcer.h"
-#include "enforcer/net/dns.h"
 #include "enforcer/net/session.h"
 #include "schema/policy/policy.h"
+#include "tests/enforcer/net/servers.h"
 #include "tests/tracer/support.h"
 
 namespace cordon {
 namespace {
 
-namespace ip = boost::asio::ip;
-
-// A socket on 127.0.0.1 at a port the kernel picks.
-int loopback_socket(int type, uint16_t& port) {
-  int s = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (s < 0 || ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      (type == SOCK_STREAM && ::listen(s, 64) != 0) ||
-      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    throw std::runtime_error("cannot open a loopback socket");
-  }
-  port = ntohs(a.sin_port);
-  return s;
-}
-
-// Serves until destroyed, polling so it can stop.
-class Server {
- public:
-  virtual ~Server() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    ::close(fd_);
-  }
-  uint16_t port() const { return port_; }
-
- protected:
-  void run(int type) {
-    fd_ = loopback_socket(type, port_);
-    thread_ = std::thread([this] {
-      while (!stop_) {
-        pollfd p{fd_, POLLIN, 0};
-        if (::poll(&p, 1, 50) > 0) serve_one();
-      }
-    });
-  }
-  virtual void serve_one() = 0;
-  int fd_ = -1;
-  uint16_t port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
-// TCP: echoes what arrives on each connection until EOF.
-class EchoServer : public Server {
- public:
-  EchoServer() { run(SOCK_STREAM); }
-  ~EchoServer() override {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    for (auto& t : conns_) t.join();
-  }
-  std::atomic<int> accepted{0};
-
- private:
-  void serve_one() override {
-    int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (c < 0) return;
-    ++accepted;
-    conns_.emplace_back([c] {
-      char buf[65536];
-      ssize_t n;
-      while ((n = ::read(c, buf, sizeof buf)) > 0) {
-        if (::write(c, buf, static_cast<size_t>(n)) != n) break;
-      }
-      ::close(c);
-    });
-  }
-  std::vector<std::thread> conns_;
-};
-
-// UDP DNS: A records from a table, NXDOMAIN for the rest.
-class DnsServer : public Server {
- public:
-  explicit DnsServer(std::map<std::string, std::string> a) : table_(std::move(a)) {
-    run(SOCK_DGRAM);
-  }
-  ~DnsServer() override {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  std::atomic<int> queries{0};
-
- private:
-  void serve_one() override {
-    char buf[1500];
-    sockaddr_storage from{};
-    socklen_t len = sizeof from;
-    ssize_t n = ::recvfrom(fd_, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &len);
-    if (n <= 0) return;
-    ++queries;
-    std::string_view msg(buf, static_cast<size_t>(n));
-    auto q = enforcer::net::dns::parse_query(msg);
-    if (!q) return;
-    auto it = table_.find(q->name);
-    std::string reply;
-    if (it == table_.end()) {
-      reply = enforcer::net::dns::build_response(msg, *q, enforcer::net::dns::kNxDomain, {}, 0);
-    } else {
-      std::vector<ip::address> out;
-      if (q->qtype == enforcer::net::dns::kTypeA) out.push_back(ip::make_address(it->second));
-      reply = enforcer::net::dns::build_response(msg, *q, enforcer::net::dns::kNoError, out, 5);
-    }
-    ::sendto(fd_, reply.data(), reply.size(), 0, reinterpret_cast<sockaddr*>(&from), len);
-  }
-  std::map<std::string, std::string> table_;
-};
+using nettest::DnsServer;
+using nettest::EchoServer;
+using nettest::kClient;
 
 std::string fmt_rule(const std::string& host, uint16_t port) {
   return "allow_tcp [\"" + host + ":" + std::to_string(port) + "\"]";
 }
-
-// Connects to HOST PORT, sends "ping", prints what came back:
-// "reply:ping", "eof", "noname" (exit 3) or "error:ERRNO" (exit 4).
-constexpr const char* kClient = R"py(
-import socket, sys
-host, port = sys.argv[1], int(sys.argv[2])
-try:
-    s = socket.create_connection((host, port), timeout=10)
-    s.sendall(b"ping")
-    d = s.recv(16)
-    print("reply:" + d.decode() if d else "eof")
-except socket.gaierror:
-    print("noname"); sys.exit(3)
-except OSError as e:
-    print("error:%d" % (e.errno or 0)); sys.exit(4)
-)py";
 
 class NetTest : public ::testing::Test {
  protected:
@@ -180,8 +58,30 @@ class NetTest : public ::testing::Test {
                            uint16_t port, const std::string& upstream = "") {
     return run(pol, {"/usr/bin/python3", "-c", kClient, host, std::to_string(port)}, upstream);
   }
+  // What `cordon run` would launch for the base policy plus `net_body`,
+  // for tests that hold the proxy session themselves.
+  enforcer::RunRequest request(const std::string& net_body, std::vector<std::string> command) {
+    std::string home = dir_ / "home";
+    std::vector<schema::Layer> layers;
+    layers.push_back({"base", *schema::base_policy(dir_.path(), home)});
+    auto extra = schema::parse_policy("net {\n" + net_body + "\n}\n",
+                                      schema::ParseContext{"test", home, dir_.path()});
+    if (!extra) throw std::runtime_error(extra.error().message);
+    layers.push_back({"test", std::move(*extra)});
+    policy_.emplace(std::move(layers));
+    enforcer::RunRequest req;
+    req.command = std::move(command);
+    req.policy = &*policy_;
+    req.cwd = dir_.path();
+    req.home = home;
+    req.workspace_policy = dir_ / ".cordon.sbx";
+    req.environ = {"PATH=/usr/bin:/bin"};
+    req.cordon_exe = ittest::cordon_bin();
+    return req;
+  }
   ittest::ScratchDir dir_{"cordon-net"};
   int n_ = 0;
+  std::optional<schema::EffectivePolicy> policy_;
 };
 
 TEST_F(NetTest, HostInternalReachesTheHostsLoopback) {
@@ -269,15 +169,6 @@ TEST_F(NetTest, AllowedNamesResolveOthersDoNot) {
   EXPECT_NE(r.err.find("local or private"), std::string::npos) << r.describe();
 }
 
-TEST_F(NetTest, UnsupportedRulesAreRefusedNotIgnored) {
-  auto r = run({policy("allow_udp [\"example.com:53\"]")}, {"/bin/true"});
-  EXPECT_EQ(r.code, 125) << r.describe();
-  EXPECT_NE(r.err.find("allow_udp is not supported yet"), std::string::npos) << r.describe();
-  r = run({policy("expose [8080]")}, {"/bin/true"});
-  EXPECT_EQ(r.code, 125) << r.describe();
-  EXPECT_NE(r.err.find("expose is not supported yet"), std::string::npos) << r.describe();
-}
-
 TEST_F(NetTest, CommandHasNoCapabilitiesAndCannotMakeNamespaces) {
   auto r = run({policy("allow_tcp [\"host.internal:9\"]")},
                {"/bin/sh", "-c",
@@ -303,26 +194,75 @@ TEST_F(NetTest, ContextListsTheAllowedDestinations) {
       "--no-workspace-policy",
       "--dry-run",
       "--policy",
-      policy("allow_tcp [\"host.internal:5432\", \"example.com:443\"]"),
+      policy("allow_tcp [\"host.internal:5432\", \"example.com:443\"]\n"
+             "allow_udp \"host.internal:9999\"\nexpose 18123"),
       "--",
       "/bin/true"};
   r = ittest::run(argv, {.cwd = dir_.path(), .env = {{"HOME", dir_ / "home"}}});
-  EXPECT_NE(r.out.find("- host.internal:5432\n- example.com:443\n"), std::string::npos)
+  EXPECT_NE(r.out.find("- host.internal:5432\n- example.com:443\n- host.internal:9999 (udp)\n"),
+            std::string::npos)
       << r.describe();
+  EXPECT_NE(r.out.find("reachable from the host's loopback: 18123."), std::string::npos)
+      << r.describe();
+}
+
+std::optional<schema::NetRecord> find_record(const std::vector<schema::NetRecord>& records,
+                                             const std::string& kind,
+                                             const std::optional<std::string>& name, bool allowed) {
+  for (const auto& r : records) {
+    if (r.kind == kind && r.name == name && r.allowed == allowed) return r;
+  }
+  return std::nullopt;
+}
+
+// What run --audit writes into the trace: every lookup and connection,
+// counted, with the name each connection was attributed to.
+TEST_F(NetTest, SessionRecordsEveryLookupAndConnection) {
+  EchoServer echo;
+  auto closed = static_cast<uint16_t>(echo.port() == 1 ? 2 : 1);
+  std::string script = R"py(
+import socket, sys
+port, closed = int(sys.argv[1]), int(sys.argv[2])
+for _ in range(2):
+    s = socket.create_connection(("host.internal", port), timeout=10); s.sendall(b"x"); s.recv(4)
+for host, p in (("host.internal", closed), ("nope.test", port)):
+    try: socket.create_connection((host, p), timeout=5)
+    except OSError: pass
+)py";
+  auto req = request(
+      fmt_rule("host.internal", echo.port()),
+      {"/usr/bin/python3", "-c", script, std::to_string(echo.port()), std::to_string(closed)});
+  auto launch = enforcer::prepare(req);
+  ASSERT_TRUE(launch) << launch.error().message;
+  auto session = launch->net;
+  auto outcome = enforcer::execute(std::move(*launch));
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  auto records = session->records();
+  auto ok = find_record(records, "connect", "host.internal", true);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->proto, "tcp");
+  EXPECT_EQ(ok->port, echo.port());
+  EXPECT_EQ(ok->addr, "127.0.0.1");
+  EXPECT_EQ(ok->count, 2);
+  EXPECT_FALSE(ok->reason);
+  auto refused = find_record(records, "connect", "host.internal", false);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->port, closed);
+  EXPECT_EQ(refused->reason, "no allow_tcp rule");
+  auto lookup = find_record(records, "lookup", "host.internal", true);
+  ASSERT_TRUE(lookup);
+  EXPECT_EQ(lookup->proto, "dns");
+  auto name = find_record(records, "lookup", "nope.test", false);
+  ASSERT_TRUE(name);
+  EXPECT_GE(name->count, 1);
+  auto report = session->report();
+  EXPECT_EQ(report.size(), 2u);
 }
 
 // The proxy stopping mid-run: established connections end, new ones fail,
 // and nothing else becomes reachable.
 TEST_F(NetTest, ProxyGoneMeansNothingGetsOut) {
   EchoServer echo;
-  std::string home = dir_ / "home";
-  std::vector<schema::Layer> layers;
-  layers.push_back({"base", *schema::base_policy(dir_.path(), home)});
-  auto extra = schema::parse_policy("net {\n" + fmt_rule("host.internal", echo.port()) + "\n}\n",
-                                    schema::ParseContext{"test", home, dir_.path()});
-  ASSERT_TRUE(extra) << extra.error().message;
-  layers.push_back({"test", std::move(*extra)});
-  schema::EffectivePolicy policy(std::move(layers));
   std::string flag = dir_ / "first", go = dir_ / "go";
   std::string script = std::string(R"py(
 import socket, sys, os, time
@@ -339,20 +279,9 @@ try:
     d = t.recv(16); print("new:" + ("eof" if not d else d.decode()))
 except OSError as e: print("new:error:%d" % (e.errno or 0))
 )py");
-  enforcer::RunRequest req;
-  req.command = {"/bin/sh",
-                 "-c",
-                 "exec /usr/bin/python3 -c \"$0\" \"$@\" > out.txt 2>&1",
-                 script,
-                 std::to_string(echo.port()),
-                 flag,
-                 go};
-  req.policy = &policy;
-  req.cwd = dir_.path();
-  req.home = home;
-  req.workspace_policy = dir_ / ".cordon.sbx";
-  req.environ = {"PATH=/usr/bin:/bin"};
-  req.cordon_exe = ittest::cordon_bin();
+  auto req = request(fmt_rule("host.internal", echo.port()),
+                     {"/bin/sh", "-c", "exec /usr/bin/python3 -c \"$0\" \"$@\" > out.txt 2>&1",
+                      script, std::to_string(echo.port()), flag, go});
   auto launch = enforcer::prepare(req);
   ASSERT_TRUE(launch) << launch.error().message;
   auto session = launch->net;
