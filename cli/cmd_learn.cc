@@ -19,7 +19,8 @@ int cmd_learn(const std::vector<std::string>& args) {
   if (!split_command(args, opts, command) || command.empty()) {
     report(
         "learn: usage: cordon learn [--trace FILE.db] [--policy FILE]... [--output FILE] [--json] "
-        "[--timeout SECONDS] [--verify | --verify-cmd 'SHELL COMMAND'] -- CMD [ARG...]");
+        "[--timeout SECONDS] [--net proxy|host] [--dns-upstream ADDR[:PORT]] "
+        "[--verify | --verify-cmd 'SHELL COMMAND'] -- CMD [ARG...]");
     return kUsage;
   }
   cxxopts::Options options("cordon learn", "Trace a command and draft a policy fragment for it");

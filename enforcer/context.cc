@@ -101,12 +101,18 @@ std::string render_context(const ContextInput& in) {
         "sandbox, not the host).\n";
   } else {
     out +=
-        "\n## Network\n\nOutgoing TCP reaches only these destinations, through cordon's proxy; "
-        "every other "
-        "connection is reset and every other name does not resolve. UDP other than DNS goes "
-        "nowhere. "
-        "127.0.0.1 here is the sandbox's own loopback; `host.internal` is the host's.\n\n";
+        "\n## Network\n\nOutgoing connections reach only these destinations (TCP unless marked "
+        "udp), through cordon's proxy; every other connection is reset, every other datagram "
+        "dropped, and every other name does not resolve. 127.0.0.1 here is the sandbox's own "
+        "loopback; `host.internal` is the host's.\n\n";
     for (const auto& d : in.net_allowed) out += "- " + cell(d) + "\n";
+  }
+  if (!in.exposed.empty()) {
+    out += "\nListeners on these ports inside are reachable from the host's loopback: ";
+    for (size_t i = 0; i < in.exposed.size(); ++i) {
+      out += (i ? ", " : "") + std::to_string(in.exposed[i]);
+    }
+    out += ".\n";
   }
   out += "\n## Environment\n\nOnly these variables were passed in (values not shown): ";
   std::set<std::string> names(in.passed_env.begin(), in.passed_env.end());

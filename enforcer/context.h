@@ -22,7 +22,8 @@ struct ContextInput {
   std::string home;
   std::vector<std::string> denied;       // deny rules' paths
   std::vector<std::string> passed_env;   // names
-  std::vector<std::string> net_allowed;  // allow_tcp destinations; empty: no network
+  std::vector<std::string> net_allowed;  // allow_tcp/allow_udp destinations; empty: no network
+  std::vector<int> exposed;              // `expose` ports
 };
 
 std::string render_context(const ContextInput& input);

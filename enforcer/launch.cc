@@ -141,9 +141,15 @@ util::Result<Launch> prepare(const RunRequest& req) {
     }
   }
   if (req.context) {
-    ContextInput in{&l.plan, req.cwd, req.home,
-                    {},      {},      *net ? (*net)->allowed : std::vector<std::string>{}};
+    ContextInput in;
+    in.plan = &l.plan;
+    in.cwd = req.cwd;
+    in.home = req.home;
+    if (*net) in.net_allowed = (*net)->allowed;
     for (const auto* r : req.policy->rules_of(RuleKind::kDeny)) in.denied.push_back(r->value);
+    if (*net) {
+      for (const auto* r : req.policy->rules_of(RuleKind::kExpose)) in.exposed.push_back(r->port);
+    }
     for (const auto& [name, value] : env) in.passed_env.push_back(name);
     l.context = render_context(in);
     l.context_file = l.plan.context_file;

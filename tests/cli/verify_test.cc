@@ -30,8 +30,8 @@ class Verify : public ::testing::Test {
   RunOptions options() const {
     RunOptions o;
     o.cwd = root_ / "cwd";
-    o.env = {{"HOME", root_ / "home"}, {"XDG_CONFIG_HOME", root_ / "config"},
-             {"PATH", "/usr/bin:/bin"}};
+    o.env = {
+        {"HOME", root_ / "home"}, {"XDG_CONFIG_HOME", root_ / "config"}, {"PATH", "/usr/bin:/bin"}};
     o.timeout = 60;
     return o;
   }
@@ -41,8 +41,8 @@ class Verify : public ::testing::Test {
            root_ / "data/out.txt" + "'";
   }
   RunResult learn(const std::vector<std::string>& extra) const {
-    std::vector<std::string> argv = {cordon_bin(), "learn", "--trace", root_ / "t.db", "--output",
-                                     root_ / "draft.sbx"};
+    std::vector<std::string> argv = {cordon_bin(),   "learn",    "--trace",
+                                     root_ / "t.db", "--output", root_ / "draft.sbx"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.insert(argv.end(), {"--", "/bin/sh", "-c", script()});
     return run(argv, options());
