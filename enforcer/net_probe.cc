@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <sstream>
 #include <vector>
 
 #include "enforcer/capture.h"
 #include "util/fd.h"
+#include "util/path.h"
 
 namespace cordon::enforcer {
 
@@ -47,6 +49,14 @@ std::string first_executable(std::initializer_list<const char*> candidates) {
 }  // namespace
 
 NetTools find_net_tools() {
+  if (const char* dir = std::getenv("CORDON_NET_TOOLS_DIR"); dir && *dir) {
+    // Only an absolute directory: the paths are used inside the sandbox.
+    auto in_dir = [&](const char* name) {
+      std::string path = util::join_path(dir, name);
+      return dir[0] == '/' && ::access(path.c_str(), X_OK) == 0 ? path : std::string();
+    };
+    return {in_dir("ip"), in_dir("iptables"), in_dir("ip6tables")};
+  }
   return {first_executable({"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"}),
           first_executable({"/usr/sbin/iptables", "/sbin/iptables", "/usr/bin/iptables"}),
           first_executable({"/usr/sbin/ip6tables", "/sbin/ip6tables", "/usr/bin/ip6tables"})};

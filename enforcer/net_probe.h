@@ -12,6 +12,9 @@
 namespace cordon::enforcer {
 
 // Absolute paths, empty where the host has none (never looked up in PATH).
+// $CORDON_NET_TOOLS_DIR, when set, is the one directory searched instead of
+// the standard ones: for an unusual install, and for tests of a host that
+// lacks a tool. The tools run inside the sandbox, so it must be visible there.
 struct NetTools {
   std::string ip;
   std::string iptables;
