@@ -41,7 +41,7 @@ class Relay : public std::enable_shared_from_this<Relay> {
   // Closes with a reset, so the client sees the failure at once, not an EOF.
   void reset();
   void pump(tcp::socket& from, tcp::socket& to, SplicePipe& pipe);
-  void drain(tcp::socket& from, tcp::socket& to, SplicePipe& pipe, size_t left);
+  bool drain(tcp::socket& from, tcp::socket& to, SplicePipe& pipe, size_t left);
   void serve_dns();
 
   Session::Impl& s_;
