@@ -69,10 +69,13 @@ FROM (SELECT i, i % 10 AS k, (i / 10) % 1000 AS d, (i / 10000) % 100 AS f FROM n
 *) echo "draft_bench: MIX is build or distinct" >&2; exit 2 ;;
 esac
 
+# The newest schema, as cordon would create it.
+schema=$(ls "$src"/schema/sql/v*.sql | sort -V | tail -n 1)
+version=$(basename "$schema" .sql)
 {
-  cat "$src/schema/sql/v1.sql"
+  cat "$schema"
   cat <<SQL
-PRAGMA user_version = 1;
+PRAGMA user_version = ${version#v};
 INSERT INTO runs (id, argv, cwd, env_names, user_name, uid, home, kernel, arch, cordon_version,
                   started_at, ended_at, state, exit_code, sync_wakeup)
 VALUES (1, CAST('bench' AS BLOB), CAST('/work/bench' AS BLOB), 'PATH', 'bench', 1000,
