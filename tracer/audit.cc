@@ -78,20 +78,23 @@ std::vector<std::string> AuditSession::shim_argv(const std::string& cordon) cons
 }
 
 util::Status AuditSession::attach() {
+  // The trace file and the run's facts first: the shim is still starting,
+  // and once it has sent the listener every watched call of the command
+  // waits for the supervisor.
+  if (!s_->db) {
+    auto db = schema::TraceDb::open_for_writing(s_->options.output, /*sync=*/false);
+    if (!db) return db.error();
+    s_->db.emplace(std::move(*db));
+  }
+  schema::RunInfo info = collect_run_info(s_->options.command);
+  info.mode = "audit";
   auto hello = util::receive_message(s_->ours.get());
   if (!hello) return Error{"audit: reading from the sandbox: " + hello.error().message};
   if (hello->data.rfind("error ", 0) == 0) return Error{"audit filter: " + hello->data.substr(6)};
   if (hello->data != "listener" || !hello->fd) {
     return Error{"audit: the sandbox ended before its supervisor could attach"};
   }
-  if (!s_->db) {
-    auto db = schema::TraceDb::open_for_writing(s_->options.output, /*sync=*/false);
-    if (!db) return db.error();
-    s_->db.emplace(std::move(*db));
-  }
   const auto start = std::chrono::steady_clock::now();
-  schema::RunInfo info = collect_run_info(s_->options.command);
-  info.mode = "audit";
   info.sync_wakeup = enable_sync_wakeup(hello->fd.get());
   auto run_id = s_->db->begin_run(info);
   if (!run_id) return run_id.error();
