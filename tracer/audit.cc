@@ -81,7 +81,8 @@ util::Status AuditSession::attach() {
   // The trace file and the run's facts first: the shim is still starting,
   // and once it has sent the listener every watched call of the command
   // waits for the supervisor.
-  if (!s_->db) {
+  const bool created = !s_->db;
+  if (created) {
     auto db = schema::TraceDb::open_for_writing(s_->options.output, /*sync=*/false);
     if (!db) return db.error();
     s_->db.emplace(std::move(*db));
@@ -89,10 +90,23 @@ util::Status AuditSession::attach() {
   schema::RunInfo info = collect_run_info(s_->options.command);
   info.mode = "audit";
   auto hello = util::receive_message(s_->ours.get());
-  if (!hello) return Error{"audit: reading from the sandbox: " + hello.error().message};
-  if (hello->data.rfind("error ", 0) == 0) return Error{"audit filter: " + hello->data.substr(6)};
-  if (hello->data != "listener" || !hello->fd) {
-    return Error{"audit: the sandbox ended before its supervisor could attach"};
+  std::optional<Error> failed;
+  if (!hello) {
+    failed = Error{"audit: reading from the sandbox: " + hello.error().message};
+  } else if (hello->data.rfind("error ", 0) == 0) {
+    failed = Error{"audit filter: " + hello->data.substr(6)};
+  } else if (hello->data != "listener" || !hello->fd) {
+    failed = Error{"audit: the sandbox ended before its supervisor could attach"};
+  }
+  if (failed) {
+    // A trace made for this run and left with no run in it helps nobody.
+    if (created) {
+      s_->db.reset();
+      for (const char* suffix : {"", "-wal", "-shm"}) {
+        ::unlink((s_->options.output + suffix).c_str());
+      }
+    }
+    return *failed;
   }
   const auto start = std::chrono::steady_clock::now();
   info.sync_wakeup = enable_sync_wakeup(hello->fd.get());
