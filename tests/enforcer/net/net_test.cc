@@ -169,6 +169,41 @@ TEST_F(NetTest, AllowedNamesResolveOthersDoNot) {
   EXPECT_NE(r.err.find("local or private"), std::string::npos) << r.describe();
 }
 
+// Resolves HOST for IPv4 and IPv6, prints both, then connects over IPv6
+// and prints what the echo server sent back.
+constexpr const char* kBothFamilies = R"py(
+import socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+v4 = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+v6 = socket.getaddrinfo(host, port, socket.AF_INET6, socket.SOCK_STREAM)[0][4]
+print("v4 " + v4[0]); print("v6 " + v6[0])
+s = socket.socket(socket.AF_INET6); s.settimeout(10); s.connect(v6); s.sendall(b"ping")
+print("reply:" + s.recv(16).decode())
+)py";
+
+// One name, one grant: the A and AAAA answers the sandbox gets are one
+// allocation, and a connection over IPv6 (ip6tables DNAT) reaches the same
+// destination as over IPv4.
+TEST_F(NetTest, AAndAaaaOfANameReachTheSameGrant) {
+  EchoServer echo;
+  DnsServer dns(std::map<std::string, std::string>{{"svc.test", "127.0.0.1"}});
+  std::string up = "127.0.0.1:" + std::to_string(dns.port());
+  auto pol = policy(fmt_rule("svc.test", echo.port()) + "\n" + fmt_rule("127.0.0.1", echo.port()));
+  auto r =
+      run({pol}, {"/usr/bin/python3", "-c", kBothFamilies, "svc.test", std::to_string(echo.port())},
+          up);
+  if (r.err.find("IPv6 is not redirected") != std::string::npos) {
+    GTEST_SKIP() << "no IPv6 nat here: " << r.err;
+  }
+  EXPECT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.out.find("v4 "), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("v6 "), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("reply:ping\n"), std::string::npos) << r.describe();
+  EXPECT_EQ(echo.accepted.load(), 1);
+  // Asked upstream once for the name, whichever family the sandbox asked.
+  EXPECT_LE(dns.queries.load(), 2);
+}
+
 TEST_F(NetTest, CommandHasNoCapabilitiesAndCannotMakeNamespaces) {
   auto r = run({policy("allow_tcp [\"host.internal:9\"]")},
                {"/bin/sh", "-c",
