@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -24,7 +25,7 @@ constexpr uint64_t kPage = 4096;
 // Remote iovecs are split at page boundaries because the kernel reports
 // partial transfers only between iovec elements.
 ssize_t read_upto(pid_t tid, uint64_t addr, char* out, size_t len) {
-  iovec local{out, len};
+  iovec local{out, len};  // `out` holds `len` bytes; at most that is read
   iovec remote[3];
   int n = 0;
   uint64_t at = addr;
@@ -56,10 +57,12 @@ Result<std::string> read_remote_string(pid_t tid, uint64_t addr, size_t max) {
   std::string out;
   char buf[kMaxPath];
   // Most names are short: read a small first chunk, and the rest only if the
-  // NUL was not in it.
+  // NUL was not in it, a buffer at a time (argv strings may be far longer
+  // than the buffer).
   size_t want = std::min<size_t>(max, 256);
   while (out.size() < max) {
-    ssize_t n = read_upto(tid, addr + out.size(), buf, std::min(want, max - out.size()));
+    const size_t len = std::min({want, max - out.size(), sizeof buf});
+    ssize_t n = read_upto(tid, addr + out.size(), buf, len);
     if (n <= 0) return Error{"unreadable pointer", n < 0 ? errno : EFAULT};
     const char* nul = static_cast<const char*>(std::memchr(buf, 0, static_cast<size_t>(n)));
     if (nul) {

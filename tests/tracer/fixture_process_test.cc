@@ -207,6 +207,25 @@ TEST_F(ProcessFixtures, ChildKilledBySignalKeepsItsStatus) {
   }
 }
 
+// Arguments longer than one read of the supervisor's buffer (a script passed
+// with -c, a long list): recorded whole, and the supervisor survives them.
+TEST_F(ProcessFixtures, LongArgumentsAreRecordedWhole) {
+  const std::string medium(300, 'm');
+  std::string long_arg;
+  for (int i = 0; long_arg.size() < 20000; ++i) long_arg += std::to_string(i) + ",";
+  const std::string db = scratch_ / "long.db";
+  RunResult r = trace(db, {"/bin/sh", "-c", "exec /bin/true \"$@\"", "sh", medium, long_arg});
+  ASSERT_EQ(r.code, 0) << r.describe();
+  bool seen = false;
+  for (const auto& e : load_events(db)) {
+    if (e.op == "exec" && e.abs_path == "/bin/true" && e.argv) {
+      EXPECT_THAT(*e.argv, ElementsAre("/bin/true", medium, long_arg));
+      seen = true;
+    }
+  }
+  EXPECT_TRUE(seen) << "no exec of /bin/true recorded";
+}
+
 TEST_F(ProcessFixtures, RunRow) {
   RunOptions opt;
   opt.env = {{"CORDON_IT_SECRET_NAME", "value-that-must-never-be-stored"}};
