@@ -63,7 +63,9 @@ int cmd_learn(const std::vector<std::string>& args) {
       return code;
     }
   }
-  VerifyInput in{outcome->output, outcome->run_id, outcome->exit_code, output, policies, command};
+  VerifyInput in{outcome->output, outcome->run_id, outcome->exit_code, output,
+                 policies,        command,         std::nullopt};
+  if (parsed.count("dns-upstream")) in.dns_upstream = parsed["dns-upstream"].as<std::string>();
   if (parsed.count("verify-cmd"))
     in.command = {"/bin/sh", "-c", parsed["verify-cmd"].as<std::string>()};
   int verdict = verify_draft(in);

@@ -64,7 +64,7 @@ int verify_draft(const VerifyInput& in) {
     report(policy.error().message);
     return kCordonFailed;
   }
-  enforcer::RunRequest req = run_request(in.command, *policy, cwd);
+  enforcer::RunRequest req = run_request(in.command, *policy, cwd, in.dns_upstream);
   req.audit_output = verify_trace_path(in.learn_trace);
   fmt::print(stderr, "cordon: verify: running it again under the policy plus the draft\n");
   RunResult verified = run_confined(std::move(req));

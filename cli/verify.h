@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,10 @@ struct VerifyInput {
   std::string learn_trace;  // the learn run's trace
   int64_t learn_run = 0;
   int learn_exit = 0;
-  std::string draft;                  // the drafted fragment, a policy file
-  std::vector<std::string> policies;  // --policy layers of the learn
-  std::vector<std::string> command;   // what to re-run
+  std::string draft;                        // the drafted fragment, a policy file
+  std::vector<std::string> policies;        // --policy layers of the learn
+  std::vector<std::string> command;         // what to re-run
+  std::optional<std::string> dns_upstream;  // learn's --dns-upstream, if given
 };
 
 // Returns kOk when nothing the learn run did was denied, kIncompleteDraft

@@ -84,6 +84,27 @@ TEST_F(LearnNetTest, HostInternalIsDraftedWithoutReview) {
   EXPECT_EQ(r.out.find("REVIEW"), std::string::npos) << r.describe();
 }
 
+// The loop closed over the network: the drafted net rule is enough for the
+// audited verify run, and a port the draft does not cover is named.
+TEST_F(LearnNetTest, VerifyChecksTheDraftedNetRule) {
+  EchoServer echo;
+  auto r = learn({"--verify"}, "host.internal", echo.port());
+  EXPECT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("the draft is complete"), std::string::npos) << r.describe();
+  EXPECT_EQ(echo.accepted.load(), 2);  // learned, then verified
+
+  // Verified with another port: refused by the proxy, but the learn run
+  // never went there, so it is reported and not failed on.
+  EchoServer other;
+  auto again = learn({"--verify-cmd", std::string("/usr/bin/python3 -c '") + kClient +
+                                          "' host.internal " + std::to_string(other.port())},
+                     "host.internal", echo.port());
+  EXPECT_EQ(again.code, 0) << again.describe();
+  EXPECT_NE(again.err.find("never did"), std::string::npos) << again.describe();
+  EXPECT_NE(again.err.find("host.internal:" + std::to_string(other.port())), std::string::npos)
+      << again.describe();
+}
+
 TEST_F(LearnNetTest, UdpIsRelayedAndDraftedAsAllowUdp) {
   UdpEchoServer echo;
   auto r = learn({}, "host.internal", echo.port(), kUdpClient);
