@@ -77,9 +77,12 @@ int verify_draft(const VerifyInput& in) {
     report(seen.error().message);
     return kCordonFailed;
   }
-  std::vector<std::string> missing, other;
+  std::vector<std::string> missing, other, hidden;
   for (const auto& d : *verified.denials) {
-    (seen->count(d.what) ? missing : other).push_back("  " + tracer::describe_denial(d));
+    // A denied file read as empty: the learn run read the same stand-in
+    // (denies apply while learning), and no draft can grant it.
+    auto& list = d.error == 0 && d.op == "open" ? hidden : seen->count(d.what) ? missing : other;
+    list.push_back("  " + tracer::describe_denial(d));
   }
   report(fmt::format("verify: learn run exit {}, verify run exit {}{}", in.learn_exit,
                      verified.exit_code,
@@ -90,6 +93,11 @@ int verify_draft(const VerifyInput& in) {
                     "another path this time):",
                     other.size(), other.size() == 1 ? "" : "s"));
     for (const auto& line : other) report(line);
+  }
+  if (!hidden.empty()) {
+    report(fmt::format("verify: {} denied file{} read as empty, as while learning:", hidden.size(),
+                       hidden.size() == 1 ? "" : "s"));
+    for (const auto& line : hidden) report(line);
   }
   if (missing.empty()) {
     report("verify: the draft is complete: nothing the learn run did was denied");

@@ -99,8 +99,11 @@ util::Result<Launch> prepare(const RunRequest& req) {
     l.net = (*net)->session;
   }
   if (audit) {
-    auto session = tracer::AuditSession::open(
-        tracer::AuditOptions{req.audit_output, req.command, static_cast<bool>(*net)});
+    tracer::AuditOptions options{req.audit_output, req.command, static_cast<bool>(*net), {}};
+    for (const auto& op : l.plan.ops) {
+      if (op.kind == MountKind::kEmptyFile) options.stand_ins.push_back(op.dest);
+    }
+    auto session = tracer::AuditSession::open(options);
     if (!session) return session.error();
     l.audit = std::move(*session);
   }

@@ -45,7 +45,7 @@ AuditSession::~AuditSession() {
 util::Result<std::unique_ptr<AuditSession>> AuditSession::open(const AuditOptions& options) {
   auto s = std::make_unique<State>();
   s->options = options;
-  s->auditor = Auditor(AuditScope{options.network_proxied});
+  s->auditor = Auditor(AuditScope{options.network_proxied, options.stand_ins});
   // An existing trace is opened now, so a foreign or corrupt file refuses
   // the run before it starts; a new one is created only by attach(), so
   // `run --dry-run --audit` leaves nothing behind.
@@ -154,7 +154,9 @@ util::Result<std::vector<Denial>> AuditSession::finish(int exit_code, bool inter
   if (!st) return st.error();
   std::vector<Denial> out;
   for (const auto& [key, n] : counts) {
-    out.push_back(Denial{std::get<0>(key), std::get<1>(key), std::get<2>(key), "", n});
+    const int error = std::get<2>(key);
+    out.push_back(Denial{std::get<0>(key), std::get<1>(key), error,
+                         error ? "" : "read an empty stand-in (denied)", n});
   }
   for (const auto& r : refused) {
     std::string what = r.name.value_or(r.addr.value_or("?"));
@@ -168,8 +170,9 @@ util::Result<std::vector<Denial>> AuditSession::finish(int exit_code, bool inter
 }
 
 std::string describe_denial(const Denial& d) {
-  return fmt::format("{:<11} {:<8} {}{}{}", d.error ? ::strerrorname_np(d.error) : "refused", d.op,
-                     util::printable(d.what), d.count > 1 ? fmt::format("  ({}x)", d.count) : "",
+  const char* what = d.error ? ::strerrorname_np(d.error) : d.op == "open" ? "hidden" : "refused";
+  return fmt::format("{:<11} {:<8} {}{}{}", what, d.op, util::printable(d.what),
+                     d.count > 1 ? fmt::format("  ({}x)", d.count) : "",
                      d.reason.empty() ? "" : ": " + d.reason);
 }
 

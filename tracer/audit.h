@@ -25,6 +25,9 @@ struct AuditOptions {
   // With a network proxy, refused connections come from the proxy's
   // records (finish()); without one, from the connect calls themselves.
   bool network_proxied = false;
+  // Denied files the sandbox holds as empty read-only stand-ins: reads of
+  // them are reported too, though they fail nothing.
+  std::vector<std::string> stand_ins;
 };
 
 // One refusal, counted: a path with the operation and errno it got, or a
@@ -32,7 +35,7 @@ struct AuditOptions {
 struct Denial {
   std::string op;
   std::string what;  // path, or name:port / address:port
-  int error = 0;     // 0 for network refusals, which carry `reason`
+  int error = 0;     // 0 for network refusals and stand-in reads, which carry `reason`
   std::string reason;
   int64_t count = 0;
 };

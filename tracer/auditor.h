@@ -13,6 +13,10 @@
 // "existed" fact, which the decoder took before the call.
 #pragma once
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "schema/trace_db.h"
 
 namespace cordon::tracer {
@@ -22,18 +26,24 @@ struct AuditScope {
   // knows names); without one, every connection to a non-loopback address
   // fails with ENETUNREACH and is recorded here.
   bool network_proxied = false;
+  // Files the sandbox replaced with an empty read-only stand-in (a denied
+  // file): reading one fails nothing, so only this list tells it apart.
+  std::vector<std::string> stand_ins;
 };
 
 class Auditor {
  public:
-  explicit Auditor(AuditScope scope) : scope_(scope) {}
+  explicit Auditor(AuditScope scope)
+      : scope_(scope), stand_ins_(scope_.stand_ins.begin(), scope_.stand_ins.end()) {}
 
-  // Sets `event.error` and returns true when the sandbox refused the call.
-  // `task_root` is the task's root directory (/proc/<pid>/root).
+  // Sets `event.error` and returns true when the sandbox refused the call;
+  // a read of a stand-in is recorded with error 0 (it worked, on an empty
+  // file). `task_root` is the task's root directory (/proc/<pid>/root).
   bool judge(schema::EventRecord& event, int task_root) const;
 
  private:
   AuditScope scope_;
+  std::set<std::string> stand_ins_;
 };
 
 }  // namespace cordon::tracer

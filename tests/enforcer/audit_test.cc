@@ -126,6 +126,21 @@ TEST_F(Audit, TheAmendmentMakesTheNextRunClean) {
   EXPECT_TRUE(load_events(root_ / "clean.db").empty());
 }
 
+// A denied file is an empty read-only stand-in: reading it fails nothing,
+// so the audit says so explicitly (errno 0, "hidden").
+TEST_F(Audit, ReadingADeniedFileIsReported) {
+  write_file(root_ / "ro/token", "secret\n");
+  write_file(root_ / "deny.sbx", "fs {\n  deny \"" + root_ / "ro/token" + "\"\n}\n");
+  const std::string db = root_ / "hidden.db";
+  RunResult r = audited(db, {policy(), root_ / "deny.sbx"},
+                        {"/bin/sh", "-c", "test -z \"$(cat \"$1\")\"", "sh", root_ / "ro/token"});
+  EXPECT_EQ(r.code, 0) << r.describe();
+  EXPECT_NE(r.err.find("hidden      open     " + root_ / "ro/token"), std::string::npos) << r.err;
+  const auto* e = find(load_events(db), root_ / "ro/token");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->error, 0);
+}
+
 // The supervisor's channel and listener stay out of the command's reach:
 // nothing but 0-2 is open in it.
 TEST_F(Audit, TheCommandHoldsNoDescriptorOfTheSupervisor) {
