@@ -54,6 +54,10 @@ class Audit : public ::testing::Test {
     argv.insert(argv.end(), command.begin(), command.end());
     return run(argv, options());
   }
+  // Points into `events`, which must outlive the result (a temporary may not
+  // be passed).
+  static const schema::EventRecord* find(const std::vector<schema::EventRecord>&& events,
+                                         const std::string& path) = delete;
   static const schema::EventRecord* find(const std::vector<schema::EventRecord>& events,
                                          const std::string& path) {
     for (const auto& e : events) {
@@ -136,7 +140,8 @@ TEST_F(Audit, ReadingADeniedFileIsReported) {
                         {"/bin/sh", "-c", "test -z \"$(cat \"$1\")\"", "sh", root_ / "ro/token"});
   EXPECT_EQ(r.code, 0) << r.describe();
   EXPECT_NE(r.err.find("hidden      open     " + root_ / "ro/token"), std::string::npos) << r.err;
-  const auto* e = find(load_events(db), root_ / "ro/token");
+  const auto events = load_events(db);
+  const auto* e = find(events, root_ / "ro/token");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->error, 0);
 }
