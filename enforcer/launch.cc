@@ -1,7 +1,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -21,6 +20,7 @@
 #include "enforcer/probe.h"
 #include "enforcer/seccomp_policy.h"
 #include "util/bwrap.h"
+#include "util/memfd.h"
 #include "util/path.h"
 #include "util/process.h"
 
@@ -41,18 +41,6 @@ util::Result<Fd> open_source(const std::string& path) {
   if (::fstat(fd.get(), &st) != 0) return util::sys_error("stat " + util::printable(path));
   if (S_ISLNK(st.st_mode))
     return Error{"refusing to run: " + util::printable(path) + " became a symlink"};
-  return fd;
-}
-
-// A descriptor bwrap reads a file's contents from (--ro-bind-data).
-util::Result<Fd> data_fd(const std::string& contents) {
-  Fd fd(::memfd_create("cordon-data", MFD_CLOEXEC));
-  if (!fd) return util::sys_error("memfd_create");
-  if (::write(fd.get(), contents.data(), contents.size()) !=
-          static_cast<ssize_t>(contents.size()) ||
-      ::lseek(fd.get(), 0, SEEK_SET) != 0) {
-    return util::sys_error("memfd write");
-  }
   return fd;
 }
 
@@ -194,7 +182,7 @@ util::Result<Launch> prepare(const RunRequest& req) {
         a.insert(a.end(), {"--tmpfs", op.dest, "--remount-ro", op.dest});
         break;
       case MountKind::kEmptyFile: {
-        auto fd = data_fd("");
+        auto fd = util::memfd_with("cordon-data", "");
         if (!fd) return fd.error();
         a.insert(a.end(), {"--perms", "0444", "--ro-bind-data"});
         keep(std::move(*fd));
@@ -208,7 +196,7 @@ util::Result<Launch> prepare(const RunRequest& req) {
         a.insert(a.end(), {"--symlink", op.source, op.dest});
         break;
       case MountKind::kContext: {
-        auto fd = data_fd(l.context);
+        auto fd = util::memfd_with("cordon-data", l.context);
         if (!fd) return fd.error();
         a.insert(a.end(), {"--perms", "0444", "--ro-bind-data"});
         keep(std::move(*fd));
@@ -222,7 +210,7 @@ util::Result<Launch> prepare(const RunRequest& req) {
           a.push_back(net::kHelperPath);
         }
         if (op.dest == "/" && *net) {
-          auto fd = data_fd((*net)->resolv_conf);
+          auto fd = util::memfd_with("cordon-data", (*net)->resolv_conf);
           if (!fd) return fd.error();
           a.insert(a.end(), {"--perms", "0444", "--ro-bind-data"});
           keep(std::move(*fd));

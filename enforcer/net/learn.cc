@@ -1,7 +1,5 @@
 #include "enforcer/net/learn.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <climits>
@@ -10,24 +8,10 @@
 #include <fmt/format.h>
 
 #include "enforcer/net/prepare.h"
+#include "util/memfd.h"
 #include "util/unix_socket.h"
 
 namespace cordon::enforcer::net {
-
-namespace {
-
-util::Result<util::Fd> memfd_with(const std::string& contents) {
-  util::Fd fd(::memfd_create("cordon-resolv", MFD_CLOEXEC));
-  if (!fd) return util::sys_error("memfd_create");
-  if (::write(fd.get(), contents.data(), contents.size()) !=
-          static_cast<ssize_t>(contents.size()) ||
-      ::lseek(fd.get(), 0, SEEK_SET) != 0) {
-    return util::sys_error("memfd write");
-  }
-  return fd;
-}
-
-}  // namespace
 
 util::Result<LearnNet> prepare_learning(const std::string& dns_upstream) {
   NetLaunch net;
@@ -67,10 +51,12 @@ util::Result<LearnNet> prepare_learning(const std::string& dns_upstream) {
   // is a symlink, the file it names is covered: bwrap would follow it.
   char real[PATH_MAX];
   if (::realpath("/etc/resolv.conf", real) != nullptr) {
-    auto fd = memfd_with(fmt::format(
-        "# Written by cordon while learning: cordon's proxy answers and records every name.\n"
-        "nameserver {}\n",
-        kResolverAddress));
+    auto fd = util::memfd_with(
+        "cordon-resolv",
+        fmt::format(
+            "# Written by cordon while learning: cordon's proxy answers and records every name.\n"
+            "nameserver {}\n",
+            kResolverAddress));
     if (!fd) return fd.error();
     out.bwrap_args.insert(out.bwrap_args.end(),
                           {"--perms", "0444", "--ro-bind-data", std::to_string(fd->get()), real});
