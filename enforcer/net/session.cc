@@ -27,29 +27,23 @@ std::string show(const asio::ip::address& a, uint16_t port) {
                    : fmt::format("{}:{}", a.to_string(), port);
 }
 
-void Session::Impl::accept(tcp::acceptor& acc) {
-  acc.async_accept([this, &acc](error_code ec, tcp::socket sock) {
+// Accepts on `acc` until it closes. Connections from the sandbox go out by
+// policy; with `exposed`, they come from the host's loopback and go into the
+// sandbox at the listener's own port.
+void Session::Impl::accept(tcp::acceptor& acc, bool exposed) {
+  acc.async_accept([this, &acc, exposed](error_code ec, tcp::socket sock) {
     if (ec == asio::error::operation_aborted || !acc.is_open()) return;
     if (!ec) {
       auto r = std::make_shared<Relay>(*this, std::move(sock));
       relays.remove_if([](const std::weak_ptr<Relay>& w) { return w.expired(); });
       relays.push_back(r);
-      r->start();
+      if (exposed) {
+        r->start_exposed(acc.local_endpoint(ec).port());
+      } else {
+        r->start();
+      }
     }
-    accept(acc);
-  });
-}
-
-void Session::Impl::accept_exposed(tcp::acceptor& acc) {
-  acc.async_accept([this, &acc](error_code ec, tcp::socket sock) {
-    if (ec == asio::error::operation_aborted || !acc.is_open()) return;
-    if (!ec) {
-      auto r = std::make_shared<Relay>(*this, std::move(sock));
-      relays.remove_if([](const std::weak_ptr<Relay>& w) { return w.expired(); });
-      relays.push_back(r);
-      r->start_exposed(acc.local_endpoint(ec).port());
-    }
-    accept_exposed(acc);
+    accept(acc, exposed);
   });
 }
 
@@ -120,10 +114,10 @@ void Session::Impl::run() {
     control.reset();
     if (stopped) return;
   }
-  for (auto& a : acceptors) accept(*a);
+  for (auto& a : acceptors) accept(*a, false);
   for (auto& d : dns_sockets) serve_udp(*d);
   if (udp) udp->start();
-  for (auto& a : exposed) accept_exposed(*a);
+  for (auto& a : exposed) accept(*a, true);
   io.run();
 }
 

@@ -69,8 +69,7 @@ struct Session::Impl {
   bool started = false, stopped = false;
 
   void run();
-  void accept(boost::asio::ip::tcp::acceptor& acc);
-  void accept_exposed(boost::asio::ip::tcp::acceptor& acc);
+  void accept(boost::asio::ip::tcp::acceptor& acc, bool exposed);
   void serve_udp(boost::asio::ip::udp::socket& s);
   // The sandbox's resolver: the reply to one DNS message (resolver.cc).
   void answer(std::string query, ReplyDone reply);
