@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "schema/migrations.h"
+#include "schema/sqlite_values.h"
 #include "schema/trace_db_errors.h"
 #include "util/path.h"
 
@@ -16,31 +17,6 @@ using util::Result;
 using util::Status;
 
 namespace {
-
-void bind_blob(SQLite::Statement& st, int idx, const std::optional<std::string>& v) {
-  if (v) {
-    st.bind(idx, v->data(), static_cast<int>(v->size()));
-  } else {
-    st.bind(idx);
-  }
-}
-
-template <typename T>
-void bind_opt(SQLite::Statement& st, int idx, const std::optional<T>& v) {
-  if (v) {
-    st.bind(idx, static_cast<int64_t>(*v));
-  } else {
-    st.bind(idx);
-  }
-}
-
-void bind_text(SQLite::Statement& st, int idx, const std::optional<std::string>& v) {
-  if (v) {
-    st.bind(idx, *v);
-  } else {
-    st.bind(idx);
-  }
-}
 
 // Classifies an open database: 0 = empty, -1 = not ours, else its version.
 int trace_version(SQLite::Database& db) {

@@ -1,29 +1,13 @@
 // The `net` table: what cordon's network proxy saw during a run.
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "schema/sqlite_values.h"
 #include "schema/trace_db.h"
 #include "schema/trace_db_errors.h"
 
 namespace cordon::schema {
 
 using util::Status;
-
-namespace {
-
-void bind_text(SQLite::Statement& st, int idx, const std::optional<std::string>& v) {
-  if (v) {
-    st.bind(idx, *v);
-  } else {
-    st.bind(idx);
-  }
-}
-
-std::optional<std::string> col_text(const SQLite::Column& c) {
-  if (c.isNull()) return std::nullopt;
-  return c.getString();
-}
-
-}  // namespace
 
 Status TraceDb::write_net(int64_t run_id, const std::vector<NetRecord>& records) {
   try {
@@ -43,11 +27,7 @@ Status TraceDb::write_net(int64_t run_id, const std::vector<NetRecord>& records)
       st.bind(4, r.proto);
       bind_text(st, 5, r.name);
       bind_text(st, 6, r.addr);
-      if (r.port) {
-        st.bind(7, *r.port);
-      } else {
-        st.bind(7);
-      }
+      bind_opt(st, 7, r.port);
       st.bind(8, r.allowed ? "allowed" : "refused");
       bind_text(st, 9, r.reason);
       st.bind(10, r.count);
@@ -78,7 +58,7 @@ Status TraceDb::for_each_net(std::optional<int64_t> run_id,
       r.proto = q.getColumn(2).getString();
       r.name = col_text(q.getColumn(3));
       r.addr = col_text(q.getColumn(4));
-      if (!q.getColumn(5).isNull()) r.port = q.getColumn(5).getInt64();
+      r.port = col_int(q.getColumn(5));
       r.allowed = q.getColumn(6).getString() == "allowed";
       r.reason = col_text(q.getColumn(7));
       r.count = q.getColumn(8).getInt64();

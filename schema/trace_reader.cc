@@ -5,6 +5,7 @@
 #include <memory>
 #include <string_view>
 
+#include "schema/sqlite_values.h"
 #include "schema/trace_db.h"
 #include "schema/trace_db_errors.h"
 #include "util/path.h"
@@ -14,20 +15,6 @@ namespace cordon::schema {
 using util::Error;
 using util::Result;
 using util::Status;
-
-namespace {
-
-std::optional<std::string> col_blob(const SQLite::Column& c) {
-  if (c.isNull()) return std::nullopt;
-  return std::string(static_cast<const char*>(c.getBlob()), c.getBytes());
-}
-
-std::optional<int64_t> col_int(const SQLite::Column& c) {
-  if (c.isNull()) return std::nullopt;
-  return c.getInt64();
-}
-
-}  // namespace
 
 Result<std::vector<RunSummary>> TraceDb::runs(bool count_events) const {
   try {
@@ -53,7 +40,7 @@ Result<std::vector<RunSummary>> TraceDb::runs(bool count_events) const {
       r.exit_code = col_int(q.getColumn(11));
       r.exit_signal = col_int(q.getColumn(12));
       r.sync_wakeup = q.getColumn(13).getInt() != 0;
-      if (!q.getColumn(14).isNull()) r.note = q.getColumn(14).getString();
+      r.note = col_text(q.getColumn(14));
       r.process_count = q.getColumn(15).getInt64();
       r.mode = q.getColumn(16).getString();
       if (!count_events) {
