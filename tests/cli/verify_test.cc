@@ -3,20 +3,12 @@
 // incomplete fails with exit 3 and names the path.
 #include <sys/stat.h>
 
-#include <cstdlib>
-
 #include <gtest/gtest.h>
 
 #include "tests/tracer/support.h"
 
 namespace cordon::ittest {
 namespace {
-
-// Outside /tmp, which is private inside the sandbox.
-struct ScratchOutsideTmp {
-  ScratchOutsideTmp() { ::setenv("TMPDIR", "/var/tmp", 1); }
-  ~ScratchOutsideTmp() { ::unsetenv("TMPDIR"); }
-};
 
 class Verify : public ::testing::Test {
  protected:

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstdlib>
 
 #include <gtest/gtest.h>
 
@@ -14,12 +13,6 @@
 
 namespace cordon::ittest {
 namespace {
-
-// Outside /tmp, which is private inside the sandbox (see draft_enforced_test).
-struct ScratchOutsideTmp {
-  ScratchOutsideTmp() { ::setenv("TMPDIR", "/var/tmp", 1); }
-  ~ScratchOutsideTmp() { ::unsetenv("TMPDIR"); }
-};
 
 class Audit : public ::testing::Test {
  protected:

@@ -6,20 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include <gtest/gtest.h>
 
 #include "tests/tracer/support.h"
 
 namespace cordon::ittest {
 namespace {
-
-// Outside /tmp, which is private inside the sandbox.
-struct ScratchOutsideTmp {
-  ScratchOutsideTmp() { ::setenv("TMPDIR", "/var/tmp", 1); }
-  ~ScratchOutsideTmp() { ::unsetenv("TMPDIR"); }
-};
 
 class Context : public ::testing::Test {
  protected:

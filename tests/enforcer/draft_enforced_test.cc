@@ -2,7 +2,6 @@
 // under its draft, succeeds the first time; and the draft is no broader than
 // needed: a write just outside what it grants fails.
 #include <cerrno>
-#include <cstdlib>
 
 #include <gtest/gtest.h>
 
@@ -10,14 +9,6 @@
 
 namespace cordon::ittest {
 namespace {
-
-// Scratch space outside /tmp: inside the sandbox /tmp is a private tmpfs, so
-// a write beside a granted directory under /tmp would land there, unseen,
-// instead of being refused.
-struct ScratchOutsideTmp {
-  ScratchOutsideTmp() { ::setenv("TMPDIR", "/var/tmp", 1); }
-  ~ScratchOutsideTmp() { ::unsetenv("TMPDIR"); }
-};
 
 class DraftEnforced : public ::testing::TestWithParam<const char*> {
  protected:

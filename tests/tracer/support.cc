@@ -86,6 +86,13 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
+ScratchOutsideTmp::ScratchOutsideTmp() {
+  ::setenv("TMPDIR", "/var/tmp", 1);
+}
+ScratchOutsideTmp::~ScratchOutsideTmp() {
+  ::unsetenv("TMPDIR");
+}
+
 ScratchDir::ScratchDir(const std::string& tag) {
   std::string base = env_or("TMPDIR", "/tmp");
   std::string templ = base + "/" + tag + "-XXXXXX";

@@ -28,6 +28,15 @@ std::string prepare_script();                  // fixtures/prepare_dir.sh
 // Absolute path of `name` in $PATH (or the standard directories), "" if none.
 std::string find_program(const std::string& name);
 
+// Sets TMPDIR to /var/tmp while it lives, so ScratchDirs made meanwhile are
+// outside /tmp: inside a sandbox /tmp is a private tmpfs, where a path under
+// the host's /tmp is simply absent (or a write lands there, unseen), instead
+// of being granted or refused.
+struct ScratchOutsideTmp {
+  ScratchOutsideTmp();
+  ~ScratchOutsideTmp();
+};
+
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents on
 // destruction.
 class ScratchDir {
