@@ -50,8 +50,12 @@ class NetFailClosed : public ::testing::Test {
     ittest::write_file(path, "net {\n" + body + "\n}\n");
     return path;
   }
-  std::vector<std::string> client(const std::string& host, uint16_t port) const {
-    return {"/usr/bin/python3", "-c", kClient, host, std::to_string(port)};
+  // `cordon run` of the test client against host.internal:PORT, with a rule
+  // allowing exactly that.
+  ittest::RunResult run_client(uint16_t port) {
+    return cordon({"run", "--no-workspace-policy", "--policy",
+                   policy("allow_tcp \"host.internal:" + std::to_string(port) + "\""), "--",
+                   "/usr/bin/python3", "-c", kClient, "host.internal", std::to_string(port)});
   }
   ittest::ScratchDir dir_{"cordon-net-closed"};
   int n_ = 0;
@@ -60,12 +64,7 @@ class NetFailClosed : public ::testing::Test {
 TEST_F(NetFailClosed, NoIptablesRefusesARunWithNetRules) {
   link_tool("ip");
   EchoServer echo;
-  std::vector<std::string> args = {
-      "run", "--no-workspace-policy", "--policy",
-      policy("allow_tcp \"host.internal:" + std::to_string(echo.port()) + "\""), "--"};
-  auto cmd = client("host.internal", echo.port());
-  args.insert(args.end(), cmd.begin(), cmd.end());
-  auto r = cordon(args);
+  auto r = run_client(echo.port());
   EXPECT_EQ(r.code, 125) << r.describe();
   EXPECT_NE(r.err.find("iptables"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("refusing to run"), std::string::npos) << r.err;
@@ -98,12 +97,7 @@ TEST_F(NetFailClosed, WithoutTproxyAllowUdpIsRefusedButTcpIsConfined) {
   EXPECT_EQ(udp.out, "") << "the command must not have run";
 
   EchoServer echo;
-  std::vector<std::string> args = {
-      "run", "--no-workspace-policy", "--policy",
-      policy("allow_tcp \"host.internal:" + std::to_string(echo.port()) + "\""), "--"};
-  auto cmd = client("host.internal", echo.port());
-  args.insert(args.end(), cmd.begin(), cmd.end());
-  auto tcp = cordon(args);
+  auto tcp = run_client(echo.port());
   EXPECT_EQ(tcp.code, 0) << tcp.describe();
   EXPECT_EQ(tcp.out, "reply:ping\n") << tcp.describe();
 }
