@@ -56,9 +56,7 @@ int cmd_learn(const std::vector<std::string>& args) {
   // The verify run needs the draft as a policy file: the --output file, or
   // one beside the trace when the draft went to stdout.
   if (output.empty()) {
-    output = outcome->output.ends_with(".db")
-                 ? outcome->output.substr(0, outcome->output.size() - 3) + ".draft.sbx"
-                 : outcome->output + ".draft.sbx";
+    output = beside_trace(outcome->output, ".draft.sbx");
     if (int code = emit_draft({outcome->output}, policies, false, output); code != kOk) {
       return code;
     }

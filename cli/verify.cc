@@ -15,12 +15,6 @@
 namespace cordon::cli {
 namespace {
 
-std::string verify_trace_path(const std::string& learn_trace) {
-  std::string stem = learn_trace;
-  if (stem.size() > 3 && stem.ends_with(".db")) stem.resize(stem.size() - 3);
-  return stem + "-verify.db";
-}
-
 // Which of `wanted` (paths, and host:port for the network) the learn run
 // touched: any event naming it, any connection or lookup reaching it.
 util::Result<std::set<std::string>> seen_while_learning(const std::string& trace, int64_t run,
@@ -51,6 +45,12 @@ util::Result<std::set<std::string>> seen_while_learning(const std::string& trace
 
 }  // namespace
 
+std::string beside_trace(const std::string& trace, const std::string& suffix) {
+  std::string stem = trace;
+  if (stem.size() > 3 && stem.ends_with(".db")) stem.resize(stem.size() - 3);
+  return stem + suffix;
+}
+
 int verify_draft(const VerifyInput& in) {
   const std::string cwd = current_dir();
   if (cwd.empty()) {
@@ -65,7 +65,7 @@ int verify_draft(const VerifyInput& in) {
     return kCordonFailed;
   }
   enforcer::RunRequest req = run_request(in.command, *policy, cwd, in.dns_upstream);
-  req.audit_output = verify_trace_path(in.learn_trace);
+  req.audit_output = beside_trace(in.learn_trace, "-verify.db");
   fmt::print(stderr, "cordon: verify: running it again under the policy plus the draft\n");
   RunResult verified = run_confined(std::move(req));
   if (!verified.denials) return kCordonFailed;  // reported by run_confined

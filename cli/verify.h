@@ -19,6 +19,10 @@ struct VerifyInput {
   std::optional<std::string> dns_upstream;  // learn's --dns-upstream, if given
 };
 
+// A file beside a trace: its name without ".db", then `suffix`
+// ("t.db" → "t.draft.sbx", "t-verify.db").
+std::string beside_trace(const std::string& trace, const std::string& suffix);
+
 // Returns kOk when nothing the learn run did was denied, kIncompleteDraft
 // (after naming each such denial) when something was, or cordon's failure
 // code. Denials of things the learn run never did are reported, not failed
