@@ -12,17 +12,9 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cd "$scratch"
 
-cat > small.c <<'C'
-#include <stdio.h>
-static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-int main(int argc, char **argv) { (void)argv; printf("%d\n", fib(argc + 20)); return 0; }
-C
-cat > gcc_loop.sh <<'SH'
-for i in 1 2 3 4 5 6 7 8 9 10; do gcc -O2 -c small.c -o small.o; done
-SH
-
 # shellcheck source=bench/measure.sh
 source "$bench/measure.sh"
+compile_loop 10
 
 # A fresh trace per run, as a user would have: appending to one trace would
 # measure a growing file.

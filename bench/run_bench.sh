@@ -12,15 +12,6 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cd "$scratch"
 
-cat > small.c <<'C'
-#include <stdio.h>
-static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-int main(int argc, char **argv) { (void)argv; printf("%d\n", fib(argc + 20)); return 0; }
-C
-cat > gcc_loop.sh <<'SH'
-for i in 1 2 3 4 5; do gcc -O2 -c small.c -o small.o; done
-SH
-
 # The same bwrap command line cordon would run, with each descriptor-bound
 # mount turned into its path form so a plain shell can replay it (the
 # seccomp filter and empty-file data are cordon's own and are left out).
@@ -47,6 +38,7 @@ print("\0".join(out), end="")' > "$scratch/raw.args"
 
 # shellcheck source=bench/measure.sh
 source "$bench/measure.sh"
+compile_loop 5
 
 workload() {
   local name=$1
