@@ -13,6 +13,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -93,8 +94,27 @@ class EchoServer : public Server {
   std::vector<std::thread> conns_;
 };
 
+// UDP: answers each datagram with reply() (nothing when it is empty).
+class DatagramServer : public Server {
+ protected:
+  virtual std::string reply(std::string_view msg) = 0;
+
+ private:
+  void serve_one() override {
+    char buf[1500];
+    sockaddr_storage from{};
+    socklen_t len = sizeof from;
+    ssize_t n = ::recvfrom(fd_, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &len);
+    if (n <= 0) return;
+    std::string out = reply(std::string_view(buf, static_cast<size_t>(n)));
+    if (!out.empty()) {
+      ::sendto(fd_, out.data(), out.size(), 0, reinterpret_cast<sockaddr*>(&from), len);
+    }
+  }
+};
+
 // UDP: sends each datagram back with "echo:" in front.
-class UdpEchoServer : public Server {
+class UdpEchoServer : public DatagramServer {
  public:
   UdpEchoServer() { run(SOCK_DGRAM); }
   ~UdpEchoServer() override {
@@ -104,20 +124,14 @@ class UdpEchoServer : public Server {
   std::atomic<int> received{0};
 
  private:
-  void serve_one() override {
-    char buf[1500];
-    sockaddr_storage from{};
-    socklen_t len = sizeof from;
-    ssize_t n = ::recvfrom(fd_, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &len);
-    if (n <= 0) return;
+  std::string reply(std::string_view msg) override {
     ++received;
-    std::string reply = "echo:" + std::string(buf, static_cast<size_t>(n));
-    ::sendto(fd_, reply.data(), reply.size(), 0, reinterpret_cast<sockaddr*>(&from), len);
+    return "echo:" + std::string(msg);
   }
 };
 
 // UDP DNS: A records from a table, NXDOMAIN for the rest.
-class DnsServer : public Server {
+class DnsServer : public DatagramServer {
  public:
   explicit DnsServer(std::map<std::string, std::string> a) : table_(std::move(a)) {
     run(SOCK_DGRAM);
@@ -129,26 +143,17 @@ class DnsServer : public Server {
   std::atomic<int> queries{0};
 
  private:
-  void serve_one() override {
-    char buf[1500];
-    sockaddr_storage from{};
-    socklen_t len = sizeof from;
-    ssize_t n = ::recvfrom(fd_, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &len);
-    if (n <= 0) return;
+  std::string reply(std::string_view msg) override {
     ++queries;
-    std::string_view msg(buf, static_cast<size_t>(n));
     auto q = enforcer::net::dns::parse_query(msg);
-    if (!q) return;
+    if (!q) return "";
     auto it = table_.find(q->name);
-    std::string reply;
     if (it == table_.end()) {
-      reply = enforcer::net::dns::build_response(msg, *q, enforcer::net::dns::kNxDomain, {}, 0);
-    } else {
-      std::vector<ip::address> out;
-      if (q->qtype == enforcer::net::dns::kTypeA) out.push_back(ip::make_address(it->second));
-      reply = enforcer::net::dns::build_response(msg, *q, enforcer::net::dns::kNoError, out, 5);
+      return enforcer::net::dns::build_response(msg, *q, enforcer::net::dns::kNxDomain, {}, 0);
     }
-    ::sendto(fd_, reply.data(), reply.size(), 0, reinterpret_cast<sockaddr*>(&from), len);
+    std::vector<ip::address> out;
+    if (q->qtype == enforcer::net::dns::kTypeA) out.push_back(ip::make_address(it->second));
+    return enforcer::net::dns::build_response(msg, *q, enforcer::net::dns::kNoError, out, 5);
   }
   std::map<std::string, std::string> table_;
 };
